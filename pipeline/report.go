@@ -1,0 +1,32 @@
+package pipeline
+
+// Report is report.json: what one run did and how fast. Unlike files.json it
+// holds times and absolute paths, so it differs between runs.
+type Report struct {
+	Schema      string            `json:"schema"`
+	Version     string            `json:"version"`
+	Source      string            `json:"source"`
+	Out         string            `json:"out"`
+	Started     string            `json:"started"`
+	Seconds     float64           `json:"seconds"`
+	Files       int               `json:"files"`
+	Bytes       int64             `json:"bytes"`
+	Staged      int               `json:"staged"`
+	StagedBytes int64             `json:"staged_bytes"`
+	Pruned      int               `json:"pruned"`
+	Categories  map[string]int    `json:"categories"`
+	Reasons     map[string]int    `json:"reasons"`
+	Secrets     int               `json:"secrets"`
+	Stages      []StageTime       `json:"stages"`
+	Tools       map[string]string `json:"tools"` // dependency versions that shape the output
+}
+
+// StageTime is one stage's wall time and throughput.
+type StageTime struct {
+	Name        string  `json:"name"`
+	Seconds     float64 `json:"seconds"`
+	Files       int     `json:"files"`
+	Bytes       int64   `json:"bytes"`
+	FilesPerSec float64 `json:"files_per_sec"`
+	MBPerSec    float64 `json:"mb_per_sec"`
+}
