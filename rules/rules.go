@@ -1,0 +1,265 @@
+// Package rules owns the data that steers triage and the secret scan: the
+// excluded directories, junk file names, extension and content classes and
+// secret patterns, embedded from defaults/ and merged with a user's --rules
+// file. Nothing here reads the tree being scanned.
+package rules
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed defaults/exclude_dirs.txt defaults/junk_names.txt defaults/extensions.toml
+var defaults embed.FS
+
+// Set is the merged rule data one run uses. It is read-only after Load, so
+// workers share it without locks.
+type Set struct {
+	ExcludeDirs map[string]bool // base names of directories never walked
+	Junk        []JunkName      // in file order; the first match wins
+	Classes     []Class
+	Secrets     []SecretRule
+
+	byExt  map[string]int // extension -> index into Classes
+	byMime map[string]int // exact MIME type -> index into Classes
+	prefix []mimePrefix   // "image/"-style prefixes, longest first
+}
+
+// JunkName marks files junk by base name, whatever their content.
+type JunkName struct {
+	Glob   string `toml:"glob"`
+	Reason string `toml:"reason"`
+}
+
+// Class is one category with a reason, reached by content type or extension.
+type Class struct {
+	Category   string   `toml:"category"`
+	Reason     string   `toml:"reason"`
+	Content    string   `toml:"content"` // "text", "binary" or "any": what the extension promises
+	Extensions []string `toml:"extensions"`
+	Mimes      []string `toml:"mimes"`
+}
+
+type mimePrefix struct {
+	prefix string
+	class  int
+}
+
+// Categories are the five triage categories, in SPEC.md's order.
+var Categories = []string{"source", "text", "document", "data", "junk"}
+
+// userFile is the shape of a --rules file. Every key is optional.
+type userFile struct {
+	ExcludeDirs []string     `toml:"exclude_dirs"`
+	IncludeDirs []string     `toml:"include_dirs"` // take a default exclusion back
+	Junk        []JunkName   `toml:"junk"`
+	Classes     []Class      `toml:"class"`
+	Secrets     []SecretRule `toml:"secrets"`
+}
+
+// Load returns the embedded defaults merged with the rules file at extra
+// ("" for none). Classes in the user file come first, so they win over the
+// defaults for the extensions and types they name.
+func Load(extra string) (*Set, error) {
+	s := &Set{ExcludeDirs: map[string]bool{}}
+	dirs, err := readList("defaults/exclude_dirs.txt", 1)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		s.ExcludeDirs[d[0]] = true
+	}
+	junk, err := readList("defaults/junk_names.txt", 2)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range junk {
+		s.Junk = append(s.Junk, JunkName{Glob: j[0], Reason: j[1]})
+	}
+	var ext userFile
+	if err := decodeTOML("defaults/extensions.toml", mustRead("defaults/extensions.toml"), &ext); err != nil {
+		return nil, err
+	}
+	s.Classes = ext.Classes
+	if s.Secrets, err = DefaultSecretRules(); err != nil {
+		return nil, err
+	}
+	if extra != "" {
+		if err := s.merge(extra); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.index(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Set) merge(file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("rules: %w", err)
+	}
+	var u userFile
+	if err := decodeTOML(file, data, &u); err != nil {
+		return err
+	}
+	for _, d := range u.ExcludeDirs {
+		if d == "" || strings.Contains(d, "/") && d != strings.Trim(d, "/") {
+			return fmt.Errorf("rules: %s: exclude_dirs entry %q: want a directory base name", file, d)
+		}
+		s.ExcludeDirs[d] = true
+	}
+	for _, d := range u.IncludeDirs {
+		delete(s.ExcludeDirs, d)
+	}
+	for i, j := range u.Junk {
+		if _, err := path.Match(j.Glob, ""); err != nil || j.Glob == "" {
+			return fmt.Errorf("rules: %s: junk entry %d: bad glob %q", file, i+1, j.Glob)
+		}
+		if j.Reason == "" {
+			return fmt.Errorf("rules: %s: junk entry %q: reason is required", file, j.Glob)
+		}
+	}
+	s.Junk = append(slices.Clone(u.Junk), s.Junk...)
+	for i, c := range u.Classes {
+		if err := c.check(); err != nil {
+			return fmt.Errorf("rules: %s: class %d: %w", file, i+1, err)
+		}
+	}
+	s.Classes = append(slices.Clone(u.Classes), s.Classes...)
+	if len(u.Secrets) > 0 {
+		if s.Secrets, err = MergeSecretRules(s.Secrets, u.Secrets, file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c Class) check() error {
+	if !slices.Contains(Categories, c.Category) {
+		return fmt.Errorf("category %q: want one of %s", c.Category, strings.Join(Categories, ", "))
+	}
+	switch c.Content {
+	case "text", "binary", "any":
+	default:
+		return fmt.Errorf("content %q: want text, binary or any", c.Content)
+	}
+	for _, e := range c.Extensions {
+		if !strings.HasPrefix(e, ".") || e != strings.ToLower(e) {
+			return fmt.Errorf("extension %q: want a lower-case name starting with a dot", e)
+		}
+	}
+	return nil
+}
+
+// index builds the lookup maps. Earlier classes win, so user classes
+// (prepended by merge) override defaults.
+func (s *Set) index() error {
+	s.byExt = map[string]int{}
+	s.byMime = map[string]int{}
+	for i, c := range s.Classes {
+		if err := c.check(); err != nil {
+			return fmt.Errorf("rules: class %q/%q: %w", c.Category, c.Reason, err)
+		}
+		for _, e := range c.Extensions {
+			if _, ok := s.byExt[e]; !ok {
+				s.byExt[e] = i
+			}
+		}
+		for _, m := range c.Mimes {
+			if strings.HasSuffix(m, "/") {
+				s.prefix = append(s.prefix, mimePrefix{m, i})
+			} else if _, ok := s.byMime[m]; !ok {
+				s.byMime[m] = i
+			}
+		}
+	}
+	slices.SortStableFunc(s.prefix, func(a, b mimePrefix) int { return len(b.prefix) - len(a.prefix) })
+	return nil
+}
+
+// ByExt returns the class for a file name's extension, trying a compound
+// extension (".tar.gz") before the last one.
+func (s *Set) ByExt(name string) (Class, bool) {
+	name = strings.ToLower(name)
+	for i := 0; i < len(name); i++ {
+		if name[i] != '.' || i == 0 {
+			continue
+		}
+		if c, ok := s.byExt[name[i:]]; ok {
+			return s.Classes[c], true
+		}
+	}
+	return Class{}, false
+}
+
+// ByMime returns the class for a content type (parameters ignored).
+func (s *Set) ByMime(mime string) (Class, bool) {
+	mime, _, _ = strings.Cut(mime, ";")
+	if c, ok := s.byMime[mime]; ok {
+		return s.Classes[c], true
+	}
+	for _, p := range s.prefix {
+		if strings.HasPrefix(mime, p.prefix) {
+			return s.Classes[p.class], true
+		}
+	}
+	return Class{}, false
+}
+
+// JunkReason reports whether a base name is junk by name, and why.
+func (s *Set) JunkReason(base string) (string, bool) {
+	for _, j := range s.Junk {
+		if ok, _ := path.Match(j.Glob, base); ok {
+			return j.Reason, true
+		}
+	}
+	return "", false
+}
+
+func mustRead(name string) []byte {
+	data, err := defaults.ReadFile(name)
+	if err != nil {
+		panic("rules: embedded " + name + " missing: " + err.Error())
+	}
+	return data
+}
+
+func decodeTOML(file string, data []byte, v any) error {
+	md, err := toml.Decode(string(data), v)
+	if err != nil {
+		return fmt.Errorf("rules: %s: %w", file, err)
+	}
+	if undec := md.Undecoded(); len(undec) > 0 {
+		return fmt.Errorf("rules: %s: unknown key %q", file, undec[0].String())
+	}
+	return nil
+}
+
+// readList parses a whitespace-separated list file with # comments; each
+// line must have exactly fields fields.
+func readList(name string, fields int) ([][]string, error) {
+	var out [][]string
+	sc := bufio.NewScanner(bytes.NewReader(mustRead(name)))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "# ") || line == "#" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != fields {
+			return nil, fmt.Errorf("rules: %s:%d: want %d fields, got %q", name, n, fields, line)
+		}
+		out = append(out, f)
+	}
+	return out, sc.Err()
+}

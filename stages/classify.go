@@ -1,0 +1,126 @@
+package stages
+
+import (
+	"context"
+	"io"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/gabriel-vasile/mimetype"
+	"github.com/go-enry/go-enry/v2"
+)
+
+// sniffBytes is how much of each file classify reads. mimetype's default of
+// 4 KiB misses Office Open XML markers that sit further into the ZIP
+// (NOTES.md, mimetype #81/#180); 32 KiB catches them in practice and keeps the
+// read bounded however large the file.
+const sniffBytes = 32 << 10
+
+var setSniffLimit = sync.OnceFunc(func() { mimetype.SetLimit(sniffBytes) })
+
+// Classify sniffs the leading bytes, so a misnamed extension can't hide a
+// binary, and records when the extension promises something else.
+func (e *Env) Classify(ctx context.Context, rec *Record) error {
+	if rec.Skip() || rec.Category != "" || rec.Size == 0 {
+		return nil
+	}
+	setSniffLimit()
+	f, err := e.openSrc(rec)
+	if err != nil {
+		rec.fail("classify", "unreadable", err)
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, min(rec.Size, sniffBytes))
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		rec.fail("classify", "unreadable", err)
+		return nil
+	}
+	rec.head = head[:n]
+	mt := mimetype.Detect(rec.head)
+	rec.Mime = mt.String()
+	rec.isText = isTextMime(mt)
+	rec.ExtMismatch = e.extMismatch(path.Base(rec.Path), mt, rec.isText)
+	return nil
+}
+
+func isTextMime(mt *mimetype.MIME) bool {
+	for m := mt; m != nil; m = m.Parent() {
+		if m.Is("text/plain") {
+			return true
+		}
+	}
+	return false
+}
+
+const octetStream = "application/octet-stream"
+
+// extAliases maps extensions to the one mimetype reports for the same format.
+var extAliases = map[string]string{
+	".jpeg": ".jpg", ".jpe": ".jpg", ".tif": ".tiff", ".htm": ".html",
+	".yml": ".yaml", ".tgz": ".gz", ".sqlite3": ".sqlite", ".db": ".sqlite",
+	".midi": ".mid", ".markdown": ".md",
+}
+
+var zipBased = map[string]bool{
+	".docx": true, ".docm": true, ".xlsx": true, ".xlsm": true, ".pptx": true,
+	".pptm": true, ".odt": true, ".ods": true, ".odp": true, ".odg": true,
+	".epub": true, ".jar": true, ".war": true, ".ear": true, ".apk": true,
+	".ipa": true, ".whl": true, ".egg": true, ".xpi": true, ".nupkg": true,
+	".vsdx": true, ".key": true, ".pages": true, ".numbers": true,
+}
+
+// extMismatch reports whether the content contradicts what the name promises:
+// a ".txt" that is a ZIP, a ".jpg" that is text, a ".dat" or extensionless
+// file that is a PNG or a SQLite database.
+func (e *Env) extMismatch(base string, mt *mimetype.MIME, isText bool) bool {
+	specific := !isText && !mt.Is(octetStream) // a binary format mimetype knows
+	class, known := e.Rules.ByExt(base)
+	_, safe := enry.GetLanguageByExtension(base)
+	switch {
+	case known && class.Content == "binary":
+		return isText || specific && !e.mimeFitsExt(mt, base, class.Mimes)
+	case known && class.Content == "text", !known && safe:
+		return specific
+	default:
+		// Generic or unknown extensions (.dat, .bin, none) promise nothing,
+		// but a recognisable format behind them is worth flagging. An
+		// extensionless executable is normal on Unix, so it is not.
+		if !specific {
+			return false
+		}
+		if c, ok := e.Rules.ByMime(mt.String()); ok && c.Reason == "compiled" && path.Ext(base) == "" {
+			return false
+		}
+		return true
+	}
+}
+
+// mimeFitsExt reports whether the detected type (or one of its parents) is
+// the format the extension names.
+func (e *Env) mimeFitsExt(mt *mimetype.MIME, base string, classMimes []string) bool {
+	ext := strings.ToLower(path.Ext(base))
+	if a, ok := extAliases[ext]; ok {
+		ext = a
+	}
+	for m := mt; m != nil; m = m.Parent() {
+		if m.Extension() == ext {
+			return true
+		}
+	}
+	// Zip-based containers (.docx, .jar, .apk) may sniff as plain zip when
+	// their markers sit past the head; accept the container for them.
+	if zipBased[ext] && mt.Is("application/zip") {
+		return true
+	}
+	// Formats of one family share a class (OLE .doc/.xls/.ppt, and a
+	// password-protected .docx that sniffs as .doc, NOTES.md).
+	for _, cm := range classMimes {
+		if mt.Is(cm) {
+			return true
+		}
+	}
+	return false
+}

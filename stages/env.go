@@ -1,0 +1,53 @@
+package stages
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/repoprep/repoprep/rules"
+)
+
+// Env is what the per-file stages share: the input and output roots, the
+// rules and the limits. It is read-only while stages run, so workers share
+// one Env without locks.
+type Env struct {
+	Src          *os.Root   // the input tree, only read
+	Tree         *os.Root   // OUT/tree of the snapshot being built
+	TreeDir      string     // the same directory by name, for engines that take paths
+	Rules        *rules.Set // classes, junk names, secret rules
+	MaxTextBytes int64      // text larger than this is staged but flagged oversize
+}
+
+// errNotRegular means a path that the scan saw as a regular file is now
+// something else (swapped for a FIFO, a directory, a device).
+var errNotRegular = errors.New("no longer a regular file")
+
+// openSrc opens a record's file for reading without blocking on a FIFO that
+// replaced it after the scan and without touching its access time, and
+// checks it is still a regular file. All reads go through os.Root, so a
+// file swapped for a symlink out of the tree cannot be followed.
+func (e *Env) openSrc(rec *Record) (*os.File, error) {
+	const base = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	f, err := e.Src.OpenFile(rec.src, base|syscall.O_NOATIME, 0)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EPERM) {
+		// O_NOATIME is allowed only to the file's owner (or root); a plain
+		// user reading someone else's file falls back to an ordinary open.
+		f, err = e.Src.OpenFile(rec.src, base, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", rec.Path, errNotRegular)
+	}
+	return f, nil
+}

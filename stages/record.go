@@ -1,0 +1,83 @@
+// Package stages holds the pipeline's per-file stages. Each input file is one
+// *Record that flows scan → classify → triage → normalize → dedup → secrets
+// and becomes one files.json entry; each stage fills in its own fields.
+package stages
+
+import (
+	"context"
+	"fmt"
+)
+
+// Kind is what the scan found at a path, from its lstat mode.
+type Kind uint8
+
+const (
+	KindFile    Kind = iota // a regular file: read by the later stages
+	KindSymlink             // recorded with its target, never followed
+	KindSpecial             // FIFO, socket or device: recorded, never opened
+)
+
+// Record is one file's trip through the pipeline.
+type Record struct {
+	Path       string // slash-separated, relative to the input root, escaped per SPEC.md; the manifest key
+	src        string // OS path relative to the input root; never written to output
+	Kind       Kind
+	Size       int64
+	LinkTarget string // for symlinks, as written (escaped like Path)
+
+	// classify
+	Mime        string
+	ExtMismatch bool
+	isText      bool   // the head sniffs as text
+	head        []byte // the sniffed head; dropped after triage
+
+	// triage
+	Category string
+	Reason   string
+	Language string
+	Test     bool
+
+	// normalize
+	Encoding string
+	BOM      bool
+	CRLF     bool
+	Lines    int
+	Tokens   int
+	Staged   bool
+	Oversize bool
+	OutSize  int64 // bytes of the staged copy
+
+	// dedup and secrets
+	DuplicateOf string
+	Hash        string
+	Secrets     int
+
+	// Err is the first per-file failure as "stage: cause"; later stages skip the record.
+	Err string
+}
+
+// Func is one stage on one record; it errs only when the whole run must stop.
+// Stages are called from worker pools: a Func must touch only its own record
+// and state that is safe for concurrent use.
+type Func func(ctx context.Context, rec *Record) error
+
+// NewRecord makes a record for a regular file, for tests and tools that
+// bypass the scan. src is the OS path relative to the input root.
+func NewRecord(path, src string, size int64) *Record {
+	return &Record{Path: path, src: src, Kind: KindFile, Size: size}
+}
+
+// Src is the OS path relative to the input root the record is read from.
+func (r *Record) Src() string { return r.src }
+
+// fail records a per-file failure; the file stays in files.json as junk with
+// the reason, and later stages skip it.
+func (r *Record) fail(stage, reason string, err error) {
+	if r.Err == "" {
+		r.Err = fmt.Sprintf("%s: %v", stage, err)
+	}
+	r.Category, r.Reason, r.Staged = "junk", reason, false
+}
+
+// Skip reports whether later stages should leave the record alone.
+func (r *Record) Skip() bool { return r.Err != "" || r.Kind != KindFile }

@@ -1,0 +1,316 @@
+package stages
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestScanPrunesExcludedDirs(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"main.go":                       "package main\n",
+		"node_modules/left-pad/a.js":    "x",
+		"src/node_modules/deep/b.js":    "x",
+		".git/HEAD":                     "ref: refs/heads/main\n",
+		"build/out.o":                   "x",
+		"src/__pycache__/m.cpython.pyc": "x",
+		"src/app.py":                    "print(1)\n",
+	})
+	recs, pruned := scanDir(t, dir, ScanOptions{})
+	for _, p := range []string{"node_modules", "src/node_modules", ".git", "build", "src/__pycache__"} {
+		if pruned[p] != "excluded-dir" {
+			t.Errorf("pruned[%q] = %q, want excluded-dir", p, pruned[p])
+		}
+	}
+	for p := range recs {
+		if strings.Contains(p, "node_modules") || strings.HasPrefix(p, ".git/") {
+			t.Errorf("%s was scanned inside a pruned dir", p)
+		}
+	}
+	if recs["main.go"] == nil || recs["src/app.py"] == nil {
+		t.Errorf("regular files missing: %v", keys(recs))
+	}
+}
+
+func TestScanRecordsSpecialFilesWithoutOpening(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "hello\n", "sub/": ""})
+	writeTree(t, outside, map[string]string{"secret.txt": "outside\n"})
+	must(t, os.Symlink("a.txt", filepath.Join(dir, "link-in")))
+	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link-out")))
+	must(t, os.Symlink(outside, filepath.Join(dir, "dir-out")))
+	must(t, os.Symlink("loop-b", filepath.Join(dir, "loop-a")))
+	must(t, os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
+	must(t, os.Symlink("..", filepath.Join(dir, "sub", "up")))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	// A socket path must fit in 108 bytes; chdir makes it short.
+	sock := filepath.Join(dir, "sock")
+	if len(sock) < 100 {
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+	}
+
+	done := make(chan struct{})
+	var recs map[string]*Record
+	go func() {
+		defer close(done)
+		recs, _ = scanDir(t, dir, ScanOptions{})
+		env := &Env{Src: openRoot(t, dir), Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+		for _, r := range recs {
+			env.Classify(context.Background(), r)
+			env.Triage(context.Background(), r)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("scan blocked: a FIFO or a symlink loop was opened")
+	}
+	want := map[string]struct{ reason, target string }{
+		"link-in":  {"symlink", "a.txt"},
+		"link-out": {"symlink", filepath.Join(outside, "secret.txt")},
+		"dir-out":  {"symlink", outside},
+		"loop-a":   {"symlink", "loop-b"},
+		"loop-b":   {"symlink", "loop-a"},
+		"sub/up":   {"symlink", ".."},
+		"fifo":     {"special-file", ""},
+	}
+	if len(sock) < 100 {
+		want["sock"] = struct{ reason, target string }{"special-file", ""}
+	}
+	for p, w := range want {
+		r := recs[p]
+		if r == nil {
+			t.Errorf("%s not recorded", p)
+			continue
+		}
+		if r.Category != "junk" || r.Reason != w.reason || r.LinkTarget != w.target || r.Staged {
+			t.Errorf("%s = %s/%s target %q, want junk/%s target %q", p, r.Category, r.Reason, r.LinkTarget, w.reason, w.target)
+		}
+	}
+	for p := range recs {
+		if strings.HasPrefix(p, "dir-out/") || strings.HasPrefix(p, "sub/up/") {
+			t.Errorf("walk followed a symlink into %s", p)
+		}
+	}
+}
+
+func TestScanDevice(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
+		t.Skipf("cannot make a device node here (needs CAP_MKNOD): %v", err)
+	}
+	recs, _ := scanDir(t, dir, ScanOptions{})
+	if r := recs["null"]; r == nil || r.Reason != "special-file" || r.Kind != KindSpecial {
+		t.Fatalf("device = %+v, want special-file", r)
+	}
+}
+
+func TestScanWeirdNames(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("n", 246) + ".txt" // 250 bytes
+	deep := strings.Repeat("d/", 40) + "leaf.txt"
+	writeTree(t, dir, map[string]string{
+		"bad\xffname.txt":  "x\n",
+		"new\nline.txt":    "x\n",
+		"back\\slash.txt":  "x\n",
+		"tab\tname.txt":    "x\n",
+		"ünïcödé.txt":      "fine\n",
+		long:               "x\n",
+		deep:               "x\n",
+		"bad\xfedir/f.txt": "x\n",
+	})
+	recs, _ := scanDir(t, dir, ScanOptions{})
+	tests := []struct {
+		path   string
+		reason string
+	}{
+		{`bad\xFFname.txt`, "unsafe-name"},
+		{`new\x0Aline.txt`, "unsafe-name"},
+		{`back\\slash.txt`, "unsafe-name"},
+		{`tab\x09name.txt`, "unsafe-name"},
+		{`bad\xFEdir/f.txt`, "unsafe-name"},
+		{"ünïcödé.txt", ""},
+		{long, ""},
+		{deep, ""},
+	}
+	for _, tt := range tests {
+		r := recs[tt.path]
+		if r == nil {
+			t.Errorf("%q not recorded; have %q", tt.path, keys(recs))
+			continue
+		}
+		if r.Reason != tt.reason {
+			t.Errorf("%q reason = %q, want %q", tt.path, r.Reason, tt.reason)
+		}
+	}
+	if len(recs) != len(tests) {
+		t.Errorf("scanned %d files, want %d: %q", len(recs), len(tests), keys(recs))
+	}
+}
+
+func TestEscapeName(t *testing.T) {
+	tests := []struct {
+		in, want string
+		unsafe   bool
+	}{
+		{"plain.go", "plain.go", false},
+		{"日本語.md", "日本語.md", false},
+		{"a\xffb", `a\xFFb`, true},
+		{"a\\b", `a\\b`, true},
+		{"a\nb", `a\x0Ab`, true},
+		{"a\x7fb", `a\x7Fb`, true},
+		{"a\u0085b", `a\xC2\x85b`, true}, // C1 control
+		{"\xe6\x97", `\xE6\x97`, true},   // truncated rune
+	}
+	for _, tt := range tests {
+		got, unsafe := EscapeName(tt.in)
+		if got != tt.want || unsafe != tt.unsafe {
+			t.Errorf("EscapeName(%q) = %q, %v; want %q, %v", tt.in, got, unsafe, tt.want, tt.unsafe)
+		}
+	}
+}
+
+func TestScanSkip(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a.go": "package a\n", "staging/files.json": "{}", ".staging.lock": "pid 1",
+		".staging.tmp-123/x": "x", ".stagingx": "kept",
+	})
+	skip := func(rel string) bool {
+		return rel == "staging" || strings.HasPrefix(rel, ".staging.")
+	}
+	recs, pruned := scanDir(t, dir, ScanOptions{Skip: skip})
+	if got := keys(recs); !slices.Equal(got, []string{".stagingx", "a.go"}) || len(pruned) != 0 {
+		t.Errorf("scanned %q pruned %v, want only .stagingx and a.go", got, pruned)
+	}
+}
+
+// TestIgnoreMatchesGit compares the scan's .gitignore handling with
+// `git check-ignore` on the same tree.
+func TestIgnoreMatchesGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	files := []string{
+		"app.log", "keep.log", "sub/deep/x.log", "sub/keep.log",
+		"build-out/a.c", "sub/build-out/a.c",
+		"docs/a.tmp", "docs/x/y/b.tmp", "other/c.tmp",
+		"cache/c1", "src/cache/c2", "src/cachex/c3",
+		"temp1/t", "tempXY/t", "temp1.txt",
+		"a/b/f", "a/x/y/b/f", "a/c/f",
+		"m.o", "important.o", "sub/important.o",
+		"#hash", "hash",
+		"logs/a", "logs/keep/b",
+		"foo/bar", "foo/baz", "foo/sub/q",
+		"sub/n.txt", "sub/readme.txt", "sub/local-only", "sub/x/local-only",
+		"sub/deep/d.go", "sub/y/deep/e.go", "z/n.txt",
+		"star/a.md", "star/b/c.md", "q/x.go",
+		"neg/a.bin", "neg/b.bin", "neg/sub/c.bin",
+	}
+	tree := map[string]string{
+		".gitignore": strings.Join([]string{
+			"# comment", "*.log", "!keep.log", "/build-out/", "docs/**/*.tmp",
+			"**/cache", "temp?/", "a/**/b", "*.o", "!/important.o", `\#hash`,
+			"logs/", "!logs/keep/", "foo/*", "!foo/bar", "star/**", "!star/**/", "!star/b/c.md",
+			"neg/*.bin", "!neg/b.bin",
+		}, "\n") + "\n",
+		"sub/.gitignore": "*.txt\n!readme.txt\n/local-only\ndeep/\n",
+		"q/.gitignore":   "*\n!*.go\n!.gitignore\n",
+	}
+	for _, f := range files {
+		tree[f] = "x\n"
+	}
+	writeTree(t, dir, tree)
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		out, err := cmd.Output()
+		if err != nil && cmd.ProcessState.ExitCode() > 1 {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	all := append(slices.Clone(files), ".gitignore", "sub/.gitignore", "q/.gitignore")
+	cmd := exec.Command("git", "-C", dir, "check-ignore", "--no-index", "--stdin")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	cmd.Stdin = strings.NewReader(strings.Join(all, "\n") + "\n")
+	out, _ := cmd.Output()
+	gitIgnored := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		gitIgnored[l] = true
+	}
+	if len(gitIgnored) < 10 {
+		t.Fatalf("git check-ignore found only %d ignored paths; the fixture is broken", len(gitIgnored))
+	}
+
+	recs, pruned := scanDir(t, dir, ScanOptions{Skip: func(rel string) bool { return rel == ".git" }})
+	for _, f := range all {
+		ours := false
+		if r := recs[f]; r != nil {
+			ours = r.Reason == "ignored"
+		} else {
+			for p, reason := range pruned {
+				if reason == "ignored" && strings.HasPrefix(f, p+"/") {
+					ours = true
+				}
+			}
+			if !ours {
+				t.Errorf("%s: neither scanned nor under an ignored dir", f)
+				continue
+			}
+		}
+		if ours != gitIgnored[f] {
+			t.Errorf("%s: ignored = %v, git check-ignore says %v", f, ours, gitIgnored[f])
+		}
+	}
+
+	// --no-ignore scans everything.
+	recs, pruned = scanDir(t, dir, ScanOptions{NoIgnore: true, Skip: func(rel string) bool { return rel == ".git" }})
+	if len(pruned) != 0 || len(recs) != len(all) {
+		t.Errorf("--no-ignore: %d records, %d pruned; want %d and 0", len(recs), len(pruned), len(all))
+	}
+}
+
+func TestDotIgnoreFile(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".ignore": "*.md\n", "a.md": "x", "b.go": "package b\n", "sub/.ignore": "!keep.md\n", "sub/keep.md": "x", "sub/drop.md": "x",
+	})
+	recs, _ := scanDir(t, dir, ScanOptions{})
+	for p, want := range map[string]string{"a.md": "ignored", "b.go": "", "sub/keep.md": "", "sub/drop.md": "ignored"} {
+		if r := recs[p]; r == nil || r.Reason != want {
+			t.Errorf("%s reason = %v, want %q", p, r, want)
+		}
+	}
+}
+
+func keys(m map[string]*Record) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

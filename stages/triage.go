@@ -1,0 +1,134 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"path"
+	"strings"
+
+	"github.com/go-enry/go-enry/v2"
+
+	"github.com/repoprep/repoprep/rules"
+)
+
+// languageBytes bounds the content go-enry's classifier sees: the head is
+// enough to tell languages apart and keeps triage fast on big files.
+const languageBytes = 8 << 10
+
+// Triage puts each file in exactly one of the five categories with a fine
+// reason, names its language and marks tests. Content decides before the
+// name: a ".txt" that is a ZIP is an archive.
+func (e *Env) Triage(ctx context.Context, rec *Record) error {
+	rec.Test = isTestPath(rec.Path)
+	defer func() { rec.head = nil }() // later stages re-read; don't hold heads
+	if rec.Category != "" {           // decided by scan or classify: symlink, ignored, unreadable...
+		return nil
+	}
+	if rec.Size == 0 {
+		rec.Category, rec.Reason = "junk", "empty"
+		return nil
+	}
+	base := path.Base(rec.Path)
+	if reason, ok := e.Rules.JunkReason(base); ok {
+		rec.Category, rec.Reason = "junk", reason
+		return nil
+	}
+	if enry.IsVendor(rec.Path) {
+		rec.Category, rec.Reason = "junk", "vendored"
+		return nil
+	}
+	extClass, hasExt := e.Rules.ByExt(base)
+	if !rec.isText {
+		if c, ok := e.Rules.ByMime(rec.Mime); ok && rec.Mime != octetStream {
+			rec.Category, rec.Reason = c.Category, c.Reason
+			return nil
+		}
+		// Unknown binary. A name that promises text may still be text
+		// mimetype can't see (BOM-less UTF-16): let normalize decide.
+		switch {
+		case hasExt && extClass.Content != "text":
+			rec.Category, rec.Reason = extClass.Category, extClass.Reason
+		case e.textByName(base, hasExt, extClass):
+			e.triageText(rec, base, hasExt, extClass)
+		default:
+			rec.Category, rec.Reason = "junk", "binary"
+		}
+		return nil
+	}
+	e.triageText(rec, base, hasExt, extClass)
+	return nil
+}
+
+// textByName reports whether a name promises text.
+func (e *Env) textByName(base string, hasExt bool, c rules.Class) bool {
+	if hasExt {
+		return c.Content == "text"
+	}
+	_, ok := enry.GetLanguageByExtension(base)
+	if !ok {
+		_, ok = enry.GetLanguageByFilename(base)
+	}
+	return ok
+}
+
+func (e *Env) triageText(rec *Record, base string, hasExt bool, extClass rules.Class) {
+	head := rec.head
+	if len(head) > languageBytes {
+		head = head[:languageBytes]
+	}
+	switch {
+	case hasExt && extClass.Content == "text" && extClass.Category != "text":
+		// Text that is data all the same: SQL dumps.
+		rec.Category, rec.Reason = extClass.Category, extClass.Reason
+		return
+	case isMinified(base, rec.head):
+		rec.Category, rec.Reason = "junk", "minified"
+		return
+	case enry.IsGenerated(rec.Path, head):
+		rec.Category, rec.Reason = "junk", "generated"
+		return
+	}
+	rec.Language = enry.GetLanguage(base, head)
+	if rec.Language != "" && enry.GetLanguageType(rec.Language) == enry.Programming {
+		rec.Category = "source"
+		return
+	}
+	rec.Category = "text"
+}
+
+// minifiedLineBytes: hand-written JS and CSS rarely averages more than a
+// couple of hundred bytes a line; bundlers put whole files on one.
+const minifiedLineBytes = 500
+
+func isMinified(base string, head []byte) bool {
+	switch strings.ToLower(path.Ext(base)) {
+	case ".js", ".mjs", ".cjs", ".css":
+	default:
+		return false
+	}
+	lines := bytes.Count(head, []byte{'\n'}) + 1
+	return len(head)/lines > minifiedLineBytes
+}
+
+// testDirs are directory names that hold tests and fixtures in most ecosystems.
+var testDirs = map[string]bool{
+	"test": true, "tests": true, "__tests__": true, "testdata": true,
+	"spec": true, "specs": true, "fixtures": true, "__fixtures__": true,
+	"__mocks__": true, "e2e": true, "testing": true,
+}
+
+// isTestPath marks test files and fixtures: go-enry's test patterns
+// (foo_test.go, test_foo.py, foo.spec.ts...) plus test directories.
+func isTestPath(p string) bool {
+	if enry.IsTest(p) {
+		return true
+	}
+	dir := path.Dir(p)
+	for dir != "." && dir != "/" {
+		if testDirs[strings.ToLower(path.Base(dir))] {
+			return true
+		}
+		dir = path.Dir(dir)
+	}
+	return false
+}
