@@ -77,8 +77,8 @@ func (e *Env) triageText(rec *Record, base string, hasExt bool, extClass rules.C
 		head = head[:languageBytes]
 	}
 	switch {
-	case hasExt && extClass.Content == "text" && extClass.Category != "text":
-		// Text that is data all the same: SQL dumps.
+	case hasExt && extClass.Content != "binary" && extClass.Category != "text":
+		// Text that is data all the same: SQL dumps, backups.
 		rec.Category, rec.Reason = extClass.Category, extClass.Reason
 		return
 	case isMinified(base, rec.head):
