@@ -1,0 +1,151 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// benchTreeFiles is the size of the generated tree the scan benchmarks
+// walk: about a mid-sized monorepo.
+const benchTreeFiles = 20000
+
+var (
+	benchTreeOnce sync.Once
+	benchTreeDir  string
+)
+
+// benchTree generates, once per test binary, a tree of benchTreeFiles files
+// of mixed kinds in 500 directories, with node_modules and a .gitignore.
+func benchTree(b *testing.B) string {
+	benchTreeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "repoprep-bench-tree-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchTreeDir = dir
+		rng := rand.New(rand.NewPCG(1, 2))
+		kinds := []struct {
+			ext  string
+			body func(i int) string
+		}{
+			{".go", func(i int) string { return fmt.Sprintf("package p%d\n\nfunc F%d() int { return %d }\n", i%50, i, i) }},
+			{".py", func(i int) string { return fmt.Sprintf("def f%d():\n    return %d\n", i, i) }},
+			{".md", func(i int) string { return fmt.Sprintf("# Doc %d\n\n%s\n", i, strings.Repeat("Some prose. ", 40)) }},
+			{".json", func(i int) string { return fmt.Sprintf(`{"id": %d, "name": "item"}`+"\n", i) }},
+			{".png", func(i int) string { return "\x89PNG\r\n\x1a\n" + strings.Repeat("\x00", 200) }},
+			{".ts", func(i int) string { return fmt.Sprintf("export const v%d = %d;\n", i, i) }},
+		}
+		os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.log\ntmp/\n"), 0o644)
+		for i := range benchTreeFiles {
+			k := kinds[rng.IntN(len(kinds))]
+			sub := filepath.Join(dir, fmt.Sprintf("mod%02d", i%20), fmt.Sprintf("pkg%03d", i%500))
+			if i%1000 == 0 {
+				sub = filepath.Join(dir, "node_modules", fmt.Sprintf("dep%d", i))
+			}
+			os.MkdirAll(sub, 0o755)
+			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d%s", i, k.ext)), []byte(k.body(i)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	return benchTreeDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchTreeDir != "" {
+		os.RemoveAll(benchTreeDir)
+	}
+	os.Exit(code)
+}
+
+// BenchmarkScanClassifyTriage runs the first three stages over the
+// generated tree, the way pipeline.Run does.
+func BenchmarkScanClassifyTriage(b *testing.B) {
+	dir := benchTree(b)
+	root := openRoot(b, dir)
+	rs := defaultRules(b)
+	env := &Env{Src: root, Rules: rs}
+	var files int
+	for b.Loop() {
+		recs, _, err := Scan(context.Background(), ScanOptions{Root: root, Rules: rs, Workers: 4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, ctx := errgroup.WithContext(context.Background())
+		g.SetLimit(4)
+		for _, rec := range recs {
+			g.Go(func() error {
+				if err := env.Classify(ctx, rec); err != nil {
+					return err
+				}
+				return env.Triage(ctx, rec)
+			})
+		}
+		if err := g.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		files = len(recs)
+	}
+	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+}
+
+// BenchmarkPlainWalk is the baseline: filepath.WalkDir stating every file
+// of the same tree, pruning nothing.
+func BenchmarkPlainWalk(b *testing.B) {
+	dir := benchTree(b)
+	var files int
+	for b.Loop() {
+		files = 0
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if _, err := d.Info(); err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				files++
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+}
+
+// BenchmarkPlainWalkRead reads the first 32 KiB of every file too: the I/O
+// floor of classify.
+func BenchmarkPlainWalkRead(b *testing.B) {
+	dir := benchTree(b)
+	buf := make([]byte, sniffBytes)
+	var files int
+	for b.Loop() {
+		files = 0
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			f.Read(buf)
+			f.Close()
+			files++
+			return nil
+		})
+	}
+	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+}
