@@ -1,0 +1,371 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Audit is the end-of-run summary an engineer auditing a repository reads:
+// what was scanned, where the bulk is, what looked wrong and how fast it
+// went. It is printed at the end of a run and embedded in report.json.
+type Audit struct {
+	Files       int   `json:"files"`
+	Bytes       int64 `json:"bytes"`
+	Staged      int   `json:"staged"`
+	StagedBytes int64 `json:"staged_bytes"` // source bytes of the staged files
+	Pruned      int   `json:"pruned"`
+
+	Categories  []AuditCount `json:"categories"`    // by files, then name
+	Reasons     []AuditCount `json:"reasons"`       // "category/reason", by files
+	Extensions  []AuditCount `json:"extensions"`    // top 15 by files; "(none)" for no extension
+	DirsByFiles []AuditCount `json:"dirs_by_files"` // top 10 directories (two levels deep, subtrees counted)
+	DirsByBytes []AuditCount `json:"dirs_by_bytes"` // top 10, as above, by bytes
+
+	LargeFiles    []AuditFile  `json:"large_files"`    // over 5 MiB, largest first, at most 50
+	LargeCount    int          `json:"large_count"`    // all files over 5 MiB
+	Mismatches    []AuditFile  `json:"mismatches"`     // extension disagrees with content, at most 50
+	MismatchCount int          `json:"mismatch_count"` // all of them
+	Encodings     []AuditCount `json:"encodings"`      // source encodings of staged text
+
+	DuplicateGroups int   `json:"duplicate_groups"`
+	DuplicateFiles  int   `json:"duplicate_files"` // files replaced by a pointer to their canonical copy
+	DuplicateBytes  int64 `json:"duplicate_bytes"` // bytes those files would have taken
+
+	Secrets      []AuditCount `json:"secrets"` // findings per rule
+	SecretsTotal int          `json:"secrets_total"`
+	Stages       []StageTime  `json:"stages"`
+	Seconds      float64      `json:"seconds"` // sum of stage times
+	FilesPerSec  float64      `json:"files_per_sec"`
+	MBPerSec     float64      `json:"mb_per_sec"`
+}
+
+// AuditCount is one row of a ranked table.
+type AuditCount struct {
+	Name  string `json:"name"`
+	Files int    `json:"files"`
+	Bytes int64  `json:"bytes"`
+}
+
+// AuditFile is one file worth a look.
+type AuditFile struct {
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	Category string `json:"category"`
+	Mime     string `json:"mime,omitempty"`
+}
+
+const (
+	auditLargeBytes = 5 << 20 // "files over 5 MB" in the issue; MiB, like --max-text-bytes
+	auditTopExts    = 15
+	auditTopDirs    = 10
+	auditMaxListed  = 50 // keeps report.json small on a repository of build products
+	auditDirDepth   = 2  // src/components, not src/components/button/icons
+)
+
+// BuildAudit summarizes a manifest, the secret findings per rule and the
+// stage timings. It is deterministic: ties are broken by name.
+func BuildAudit(m *Manifest, secretsByRule map[string]int, stages []StageTime) Audit {
+	a := Audit{Pruned: len(m.Pruned), Stages: stages}
+	cats := map[string]*AuditCount{}
+	reasons := map[string]*AuditCount{}
+	exts := map[string]*AuditCount{}
+	dirs := map[string]*AuditCount{}
+	encs := map[string]*AuditCount{}
+	groups := map[string]bool{}
+	add := func(byName map[string]*AuditCount, name string, size int64) {
+		c := byName[name]
+		if c == nil {
+			c = &AuditCount{Name: name}
+			byName[name] = c
+		}
+		c.Files++
+		c.Bytes += size
+	}
+	for i := range m.Files {
+		e := &m.Files[i]
+		a.Files++
+		a.Bytes += e.Size
+		add(cats, e.Category, e.Size)
+		if e.Reason != "" {
+			add(reasons, e.Category+"/"+e.Reason, e.Size)
+		}
+		add(exts, auditExt(e.Path), e.Size)
+		for _, d := range auditDirs(e.Path) {
+			add(dirs, d, e.Size)
+		}
+		if e.Staged {
+			a.Staged++
+			a.StagedBytes += e.Size
+			if e.Encoding != "" {
+				add(encs, e.Encoding, e.Size)
+			}
+		}
+		if e.Size > auditLargeBytes {
+			a.LargeCount++
+			a.LargeFiles = append(a.LargeFiles, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category})
+		}
+		if e.ExtMismatch {
+			a.MismatchCount++
+			if len(a.Mismatches) < auditMaxListed {
+				a.Mismatches = append(a.Mismatches, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category, Mime: e.Mime})
+			}
+		}
+		if e.DuplicateOf != "" {
+			a.DuplicateFiles++
+			a.DuplicateBytes += e.Size
+			groups[e.DuplicateOf] = true
+		}
+	}
+	a.DuplicateGroups = len(groups)
+	sort.SliceStable(a.LargeFiles, func(i, j int) bool { return a.LargeFiles[i].Size > a.LargeFiles[j].Size })
+	if len(a.LargeFiles) > auditMaxListed {
+		a.LargeFiles = a.LargeFiles[:auditMaxListed]
+	}
+	a.Categories = auditRank(cats, byFiles, 0)
+	a.Reasons = auditRank(reasons, byFiles, 0)
+	a.Extensions = auditRank(exts, byFiles, auditTopExts)
+	a.DirsByFiles = auditRank(dirs, byFiles, auditTopDirs)
+	a.DirsByBytes = auditRank(dirs, byBytes, auditTopDirs)
+	a.Encodings = auditRank(encs, byFiles, 0)
+	rules := map[string]*AuditCount{}
+	for rule, n := range secretsByRule {
+		rules[rule] = &AuditCount{Name: rule, Files: n}
+		a.SecretsTotal += n
+	}
+	a.Secrets = auditRank(rules, byFiles, 0)
+	for _, s := range stages {
+		a.Seconds += s.Seconds
+	}
+	if a.Seconds > 0 {
+		a.FilesPerSec = float64(a.Files) / a.Seconds
+		a.MBPerSec = float64(a.Bytes) / (1 << 20) / a.Seconds
+	}
+	return a
+}
+
+// auditExt is a file's extension, lower-cased, with compound archive
+// extensions kept whole (.tar.gz) and "(none)" for none.
+func auditExt(p string) string {
+	base := strings.ToLower(path.Base(p))
+	for _, two := range []string{".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst"} {
+		if strings.HasSuffix(base, two) {
+			return two
+		}
+	}
+	ext := path.Ext(base)
+	if ext == "" || ext == base {
+		return "(none)"
+	}
+	return ext
+}
+
+// auditDirs lists the directories a file counts toward: its ancestors down
+// to auditDirDepth, or "." for a file at the root.
+func auditDirs(p string) []string {
+	var out []string
+	for i, depth := 0, 0; depth < auditDirDepth; depth++ {
+		j := strings.IndexByte(p[i:], '/')
+		if j < 0 {
+			break
+		}
+		i += j
+		out = append(out, p[:i])
+		i++
+	}
+	if out == nil {
+		out = []string{"."}
+	}
+	return out
+}
+
+type auditOrder int
+
+const (
+	byFiles auditOrder = iota
+	byBytes
+)
+
+func auditRank(byName map[string]*AuditCount, order auditOrder, top int) []AuditCount {
+	out := make([]AuditCount, 0, len(byName))
+	for _, c := range byName {
+		out = append(out, *c)
+	}
+	key := func(c AuditCount) int64 {
+		if order == byBytes {
+			return c.Bytes
+		}
+		return int64(c.Files)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if ki, kj := key(out[i]), key(out[j]); ki != kj {
+			return ki > kj
+		}
+		return out[i].Name < out[j].Name
+	})
+	if top > 0 && len(out) > top {
+		out = out[:top]
+	}
+	return out
+}
+
+// Render writes the audit as aligned plain-text tables. With color, section
+// titles are bold and warnings yellow; the caller passes false when
+// NO_COLOR is set or stdout is not a terminal.
+func (a Audit) Render(w io.Writer, color bool) error {
+	r := &auditWriter{w: w, color: color}
+	r.title("Scanned")
+	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
+	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes))
+	r.row("directories not walked", mapNum(a.Pruned))
+	r.counts("By category", a.Categories)
+	r.counts("By reason", a.Reasons)
+	r.counts("Top extensions", a.Extensions)
+	r.counts("Top directories by files", a.DirsByFiles)
+	r.counts("Top directories by bytes", a.DirsByBytes)
+	r.files("Files over 5 MiB", a.LargeFiles, a.LargeCount, false)
+	r.files("Extension and content disagree", a.Mismatches, a.MismatchCount, true)
+	r.counts("Encodings of staged files", a.Encodings)
+	if a.DuplicateFiles > 0 {
+		r.title("Duplicates")
+		r.row("groups", mapNum(a.DuplicateGroups))
+		r.row("files dropped", mapNum(a.DuplicateFiles), auditBytes(a.DuplicateBytes)+" saved")
+	}
+	if a.SecretsTotal > 0 {
+		r.title("Secrets")
+		for _, s := range a.Secrets {
+			r.row(s.Name, mapNum(s.Files))
+		}
+		r.warn(fmt.Sprintf("%s %s: see secrets.json", mapNum(a.SecretsTotal), mapPlural(a.SecretsTotal, "finding", "findings")))
+	}
+	if len(a.Stages) > 0 {
+		r.title("Time")
+		for _, s := range a.Stages {
+			r.row(s.Name, fmt.Sprintf("%.2fs", s.Seconds), fmt.Sprintf("%.0f files/s", s.FilesPerSec), fmt.Sprintf("%.1f MiB/s", s.MBPerSec))
+		}
+		r.row("total", fmt.Sprintf("%.2fs", a.Seconds), fmt.Sprintf("%.0f files/s", a.FilesPerSec), fmt.Sprintf("%.1f MiB/s", a.MBPerSec))
+	}
+	r.flush()
+	return r.err
+}
+
+// auditWriter buffers one section's rows and aligns them on flush: names
+// left, figures right. It keeps the first write error. Colour escapes only
+// go on lines that are not aligned, so they never skew a column.
+type auditWriter struct {
+	w       io.Writer
+	rows    [][]string
+	color   bool
+	err     error
+	started bool
+}
+
+func (r *auditWriter) printf(format string, args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, args...)
+	}
+}
+
+func (r *auditWriter) flush() {
+	var widths []int
+	for _, row := range r.rows {
+		for i, cell := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, row := range r.rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			switch {
+			case i == 0:
+				b.WriteString(cell)
+				if len(row) > 1 {
+					b.WriteString(pad)
+				}
+			default:
+				b.WriteString("  " + pad + cell)
+			}
+		}
+		r.printf("%s\n", b.String())
+	}
+	r.rows = r.rows[:0]
+}
+
+func (r *auditWriter) title(s string) {
+	r.flush()
+	if r.started {
+		r.printf("\n")
+	}
+	r.started = true
+	if r.color {
+		r.printf("\x1b[1m%s\x1b[0m\n", s)
+	} else {
+		r.printf("%s\n", s)
+	}
+}
+
+func (r *auditWriter) warn(s string) {
+	r.flush()
+	if r.color {
+		r.printf("  \x1b[33m%s\x1b[0m\n", s)
+	} else {
+		r.printf("  %s\n", s)
+	}
+}
+
+// row adds one line to the section: a name, then figures.
+func (r *auditWriter) row(name string, figures ...string) {
+	r.rows = append(r.rows, append([]string{name}, figures...))
+}
+
+func (r *auditWriter) counts(title string, cs []AuditCount) {
+	if len(cs) == 0 {
+		return
+	}
+	r.title(title)
+	for _, c := range cs {
+		r.row(c.Name, mapNum(c.Files), auditBytes(c.Bytes))
+	}
+}
+
+func (r *auditWriter) files(title string, fs []AuditFile, total int, withMime bool) {
+	if total == 0 {
+		return
+	}
+	r.title(fmt.Sprintf("%s: %s", title, mapNum(total)))
+	for _, f := range fs {
+		extra := f.Category
+		if withMime && f.Mime != "" {
+			extra = f.Mime
+		}
+		r.row(f.Path, auditBytes(f.Size), extra)
+	}
+	if total > len(fs) {
+		r.flush()
+		r.printf("  and %s more\n", mapNum(total-len(fs)))
+	}
+}
+
+// auditBytes formats a byte count for people: 512 B, 1.5 KiB, 12.3 MiB.
+func auditBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, suffix := float64(n)/unit, "KiB"
+	for _, s := range []string{"MiB", "GiB", "TiB"} {
+		if v < unit {
+			break
+		}
+		v, suffix = v/unit, s
+	}
+	return fmt.Sprintf("%.1f %s", v, suffix)
+}

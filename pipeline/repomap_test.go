@@ -1,0 +1,375 @@
+package pipeline
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/repoprep/repoprep/internal/tokens"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// checkGoldenFile compares got with testdata/<dir>/<name>, rewriting it
+// under -update.
+func checkGoldenFile(t *testing.T, dir, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", dir, name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale; rerun with -update and review the diff\n--- got ---\n%s", p, got)
+	}
+}
+
+// stagedEntries turns a staged tree into manifest entries the way the
+// pipeline would fill them: category and language from the extension,
+// lines from the content, test from the name.
+func stagedEntries(tree fstest.MapFS) []Entry {
+	var out []Entry
+	for p, f := range tree {
+		lines := bytes.Count(f.Data, []byte("\n"))
+		if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
+			lines++
+		}
+		cat, lang := "text", ""
+		switch path.Ext(p) {
+		case ".go":
+			cat, lang = "source", "Go"
+		case ".py":
+			cat, lang = "source", "Python"
+		case ".ts":
+			cat, lang = "source", "TypeScript"
+		case ".tsx":
+			cat, lang = "source", "TSX"
+		case ".sql":
+			cat, lang = "source", "SQL"
+		case ".md":
+			lang = "Markdown"
+		case ".yaml", ".yml":
+			lang = "YAML"
+		case ".json":
+			lang = "JSON"
+		case ".html":
+			lang = "HTML"
+		case ".toml":
+			lang = "TOML"
+		}
+		switch path.Base(p) {
+		case "Makefile":
+			cat, lang = "source", "Makefile"
+		case "Dockerfile":
+			cat, lang = "source", "Dockerfile"
+		}
+		_, _, inTestDir := testDir(p)
+		base := path.Base(p)
+		isTest := inTestDir || strings.Contains(base, "_test.") || strings.Contains(base, ".test.") || strings.HasPrefix(base, "test_")
+		out = append(out, Entry{
+			Path: p, Size: int64(len(f.Data)), Category: cat, Language: lang, Encoding: "utf-8",
+			Lines: lines, Tokens: tokens.Count(string(f.Data)), Test: isTest, Staged: true, Mime: "text/plain; charset=utf-8",
+			Hash: "blake3:" + hashHex(f.Data),
+		})
+	}
+	return out
+}
+
+func newManifest(files []Entry, pruned []Pruned) *Manifest {
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return &Manifest{Schema: FilesSchema, Files: files, Pruned: pruned}
+}
+
+func goServiceFixture() (*Manifest, fstest.MapFS) {
+	tree := fstest.MapFS{
+		"go.mod":                               {Data: []byte("module github.com/acme/orders\n\ngo 1.26\n")},
+		"README.md":                            {Data: []byte("# orders\n\nThe order service.\n")},
+		"CLAUDE.md":                            {Data: []byte("Run make test before committing.\n")},
+		"AGENTS.md":                            {Data: []byte(strings.Repeat("Always write tests. Keep functions short.\n", 1100))},
+		"Makefile":                             {Data: []byte(".PHONY: build test\nbuild:\n\tgo build ./...\ntest: build\n\tgo test ./...\nlint:\n\tstaticcheck ./...\n%.pb.go: %.proto\n\tprotoc $<\nVERSION := 1\n")},
+		"Dockerfile":                           {Data: []byte("FROM golang:1.26\nCOPY . .\nRUN go build ./cmd/orders\n")},
+		"cmd/orders/main.go":                   {Data: []byte("// Command orders serves the order API.\npackage main\n\nfunc main() {}\n")},
+		"cmd/migrate/doc.go":                   {Data: []byte("// Command migrate applies migrations.\npackage main\n")},
+		"cmd/migrate/run.go":                   {Data: []byte("package main\n\nfunc main() {}\n")},
+		"tools/gen.go":                         {Data: []byte("//go:build ignore\n\npackage main\n\nfunc main() {}\n")},
+		"tools/tools.go":                       {Data: []byte("package tools\n")},
+		"internal/api/handler.go":              {Data: []byte("package api\n\nfunc Handle() {}\n")},
+		"internal/api/handler_test.go":         {Data: []byte("package api\n\nimport \"testing\"\n\nfunc TestHandle(t *testing.T) {}\n")},
+		"internal/api/routes.go":               {Data: []byte("package api\n")},
+		"internal/store/store.go":              {Data: []byte("package store\n\ntype Store struct{}\n")},
+		"internal/store/store_test.go":         {Data: []byte("package store\n")},
+		"internal/store/testdata/orders.json":  {Data: []byte("[{\"id\": 1}]\n")},
+		"internal/models/order.go":             {Data: []byte("package models\n\ntype Order struct{ ID int }\n")},
+		"internal/models/order_test.go":        {Data: []byte("package models\n")},
+		"internal/models/testdata/gen/main.go": {Data: []byte("package main\n")},
+		"pkg/client/client.go":                 {Data: []byte("package client\n\nfunc New() {}\n")},
+		"api/openapi.yaml":                     {Data: []byte("openapi: 3.1.0\ninfo:\n  title: orders\n")},
+		"migrations/001_init.sql":              {Data: []byte("CREATE TABLE orders (id int);\n")},
+		"docs/architecture.md":                 {Data: []byte("# Architecture\n")},
+		"docs/runbook.md":                      {Data: []byte("# Runbook\n")},
+		"docs/incidents.log.md":                {Data: []byte(strings.Repeat("2026-01-01 incident\n", 50))},
+	}
+	files := stagedEntries(tree)
+	for i := range files {
+		if files[i].Path == "docs/incidents.log.md" {
+			files[i].Oversize = true
+		}
+	}
+	files = append(files,
+		Entry{Path: "bin/orders", Size: 9 << 20, Category: "junk", Reason: "executable", Mime: "application/x-elf"},
+		Entry{Path: "backup/orders.sql.gz", Size: 3 << 20, Category: "data", Reason: "archive", Mime: "application/gzip"},
+		Entry{Path: "internal/store/testdata/orders-copy.json", Size: 12, Category: "text", Language: "JSON", Test: true, DuplicateOf: "internal/store/testdata/orders.json"},
+		Entry{Path: "coverage.out", Size: 100, Category: "junk", Reason: "ignored"},
+	)
+	return newManifest(files, []Pruned{{Path: ".git", Reason: "excluded-dir"}, {Path: "vendor", Reason: "excluded-dir"}}), tree
+}
+
+func jsPythonFixture() (*Manifest, fstest.MapFS) {
+	tree := fstest.MapFS{
+		"README.md":                               {Data: []byte("# shop\n")},
+		"docker-compose.yml":                      {Data: []byte("services:\n  web: {}\n  api: {}\n")},
+		".cursorrules":                            {Data: []byte("Use TypeScript strict mode.\n")},
+		".github/copilot-instructions.md":         {Data: []byte("Prefer small components.\n")},
+		".claude/rules/style.md":                  {Data: []byte("Format with prettier.\n")},
+		"frontend/package.json":                   {Data: []byte(`{"name": "shop-web", "scripts": {"lint": "eslint .", "build": "vite build", "dev": "vite", "preview": "vite preview", "test": "vitest", "typecheck": "tsc"}}`)},
+		"frontend/index.html":                     {Data: []byte("<div id=root></div>\n")},
+		"frontend/vite.config.ts":                 {Data: []byte("export default {}\n")},
+		"frontend/src/main.tsx":                   {Data: []byte("import App from './App'\n")},
+		"frontend/src/App.tsx":                    {Data: []byte("export default function App() {}\n")},
+		"frontend/src/components/Button.tsx":      {Data: []byte("export const Button = () => null\n")},
+		"frontend/src/components/Button.test.tsx": {Data: []byte("test('renders', () => {})\n")},
+		"frontend/src/components/Nav.tsx":         {Data: []byte("export const Nav = () => null\n")},
+		"frontend/src/components/Card.tsx":        {Data: []byte("export const Card = () => null\n")},
+		"frontend/src/components/index.ts":        {Data: []byte("export * from './Button'\n")},
+		"frontend/src/pages/Home.tsx":             {Data: []byte("export default () => null\n")},
+		"frontend/src/pages/About.tsx":            {Data: []byte("export default () => null\n")},
+		"frontend/src/hooks/useAuth.ts":           {Data: []byte("export function useAuth() {}\n")},
+		"frontend/src/api/client.ts":              {Data: []byte("export const get = fetch\n")},
+		"backend/pyproject.toml":                  {Data: []byte("[project]\nname = \"shop-api\"\n")},
+		"backend/Dockerfile":                      {Data: []byte("FROM python:3.13\n")},
+		"backend/app/main.py":                     {Data: []byte("from fastapi import FastAPI\napp = FastAPI()\n")},
+		"backend/app/__init__.py":                 {Data: []byte("")},
+		"backend/app/models/user.py":              {Data: []byte("class User: pass\n")},
+		"backend/app/models/order.py":             {Data: []byte("class Order: pass\n")},
+		"backend/app/api/routes.py":               {Data: []byte("def routes(): pass\n")},
+		"backend/tests/test_api.py":               {Data: []byte("def test_api(): pass\n")},
+		"backend/tests/test_models.py":            {Data: []byte("def test_models(): pass\n")},
+		"backend/tests/conftest.py":               {Data: []byte("import pytest\n")},
+	}
+	files := append(stagedEntries(tree),
+		Entry{Path: "frontend/src/assets/hero.png", Size: 200 << 10, Category: "junk", Reason: "media", Mime: "image/png"},
+		Entry{Path: "frontend/public/vendor.min.js", Size: 90 << 10, Category: "junk", Reason: "minified", Mime: "text/javascript"},
+		Entry{Path: "backend/db.sqlite3", Size: 6 << 20, Category: "data", Reason: "database", Mime: "application/vnd.sqlite3"},
+		Entry{Path: "backend/legacy/notes_gbk.txt", Size: 800, Category: "text", Reason: "undecodable"},
+	)
+	return newManifest(files, []Pruned{
+		{Path: ".git", Reason: "excluded-dir"},
+		{Path: "frontend/node_modules", Reason: "excluded-dir"},
+		{Path: "frontend/dist", Reason: "excluded-dir"},
+		{Path: "node_modules", Reason: "excluded-dir"},
+		{Path: "backend/.venv", Reason: "ignored"},
+	}), tree
+}
+
+func TestRepoMapGolden(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture func() (*Manifest, fstest.MapFS)
+		repo    string
+	}{
+		{"go-service", goServiceFixture, "orders"},
+		{"js-python", jsPythonFixture, "shop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, tree := tt.fixture()
+			got := RepoMap(m, RepoMapOptions{Name: tt.repo, Tree: tree})
+			if n := tokens.Count(string(got)); n >= defaultMapTokens {
+				t.Errorf("map is %d tokens, want under %d", n, defaultMapTokens)
+			}
+			if again := RepoMap(m, RepoMapOptions{Name: tt.repo, Tree: tree}); !bytes.Equal(got, again) {
+				t.Error("two renders of the same manifest differ")
+			}
+			checkGoldenFile(t, "repomap", tt.name+".md", got)
+		})
+	}
+}
+
+// Without the staged tree the map still finds main packages by main.go
+// and lists package.json and Makefiles without their scripts.
+func TestRepoMapWithoutTree(t *testing.T) {
+	m, _ := goServiceFixture()
+	got := string(RepoMap(m, RepoMapOptions{}))
+	for _, want := range []string{"# Repository map\n", "Go main packages (1): `cmd/orders/`", "- `Makefile`\n", "Go module."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("map lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestRepoMapFacts(t *testing.T) {
+	m, tree := goServiceFixture()
+	got := string(RepoMap(m, RepoMapOptions{Tree: tree}))
+	tests := []struct{ name, want string }{
+		{"module path from go.mod", "Go module `github.com/acme/orders`"},
+		{"main packages, ignore-tagged generator and testdata skipped", "Go main packages (2): `cmd/migrate/`, `cmd/orders/`"},
+		{"make targets, pattern rules and variables skipped", "`Makefile` targets: build, test, lint"},
+		{"large agent file warned", "`AGENTS.md` (46,200 characters) ⚠\n- `CLAUDE.md` (33 characters)\n⚠ marks a file over 40,000 characters"},
+		{"duplicates counted", "1 duplicate point"},
+		{"oversize mentioned", "1 oversize file is served by line range only"},
+		{"pruned dirs", "2 directories not walked: `.git`, `vendor`"},
+		{"role from name", "`internal/` 9 files, Go — internal packages"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("map lacks %q:\n%s", tt.want, got)
+			}
+		})
+	}
+}
+
+// synthManifest builds a monorepo-shaped manifest of n files: many
+// top-level directories of uneven size, several languages, tests, junk,
+// duplicates, oversize files and long, deep, non-ASCII paths.
+func synthManifest(n int) *Manifest {
+	langs := []struct{ ext, lang string }{{".go", "Go"}, {".ts", "TypeScript"}, {".py", "Python"}, {".java", "Java"}, {".rs", "Rust"}, {".c", "C"}}
+	tops := []string{"services", "libs", "apps", "tools", "docs", "infra", "third_party", "测试数据目录", strings.Repeat("very-long-directory-name-", 8)}
+	m := &Manifest{Schema: FilesSchema}
+	for i := range n {
+		top := tops[i%len(tops)]
+		if i%7 == 0 {
+			top = fmt.Sprintf("team%03d", i%250)
+		}
+		l := langs[i%len(langs)]
+		p := fmt.Sprintf("%s/pkg%d/sub%d/%s/file%d%s", top, i%97, i%13, strings.Repeat("深", i%5), i, l.ext)
+		e := Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Staged: true, Encoding: "utf-8"}
+		switch {
+		case i%10 == 0:
+			e.Test = true
+			e.Path = strings.Replace(p, "/sub", "/tests/sub", 1)
+		case i%10 == 1:
+			e.Category, e.Reason, e.Staged, e.Language = "junk", fmt.Sprintf("reason-%d", i%9), false, ""
+		case i%10 == 2 && i > 2:
+			e.Staged, e.DuplicateOf = false, m.Files[0].Path
+		case i%97 == 3:
+			e.Oversize = true
+		}
+		if i%1000 == 5 {
+			e.Path = fmt.Sprintf("apps/app%d/CLAUDE.md", i)
+			e.Size = 50_000
+		}
+		if i%500 == 6 {
+			e.Path = fmt.Sprintf("services/svc%d/main.py", i)
+		}
+		if i%700 == 8 {
+			e.Path = fmt.Sprintf("services/svc%d/package.json", i)
+		}
+		m.Files = append(m.Files, e)
+	}
+	for i := range 300 {
+		m.Pruned = append(m.Pruned, Pruned{Path: fmt.Sprintf("apps/app%d/node_modules", i), Reason: "excluded-dir"})
+	}
+	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
+	return m
+}
+
+func TestRepoMapTokenLimit(t *testing.T) {
+	tests := []struct {
+		name  string
+		m     *Manifest
+		limit int
+	}{
+		{"empty", &Manifest{Schema: FilesSchema}, 0},
+		{"50k files", synthManifest(50_000), 0},
+		{"100k files", synthManifest(100_000), 0},
+		{"50k files, tight limit", synthManifest(50_000), 350},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(RepoMap(tt.m, RepoMapOptions{Name: strings.Repeat("名", 200), TokenLimit: tt.limit}))
+			limit := cmpOr(tt.limit, defaultMapTokens)
+			if n := tokens.Count(got); n >= limit {
+				t.Errorf("map is %d tokens, want under %d:\n%s", n, limit, got)
+			}
+			for _, section := range []string{"## Top-level directories", "## Tests", "## Entry points", "## Agent instructions", "## Left out", "## Reading more"} {
+				if !strings.Contains(got, section) {
+					t.Errorf("map lacks %q", section)
+				}
+			}
+			if !strings.HasSuffix(got, ".\n") {
+				t.Errorf("map does not end on a whole sentence: %q", got[max(0, len(got)-80):])
+			}
+		})
+	}
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+func TestTestPattern(t *testing.T) {
+	tests := map[string]string{
+		"store_test.go":   "*_test.go",
+		"test_api.py":     "test_*.py",
+		"api_test.py":     "*_test.py",
+		"Button.test.tsx": "*.test.tsx",
+		"user.spec.ts":    "*.spec.ts",
+		"UserTest.java":   "*Test.java",
+		"conftest.py":     "other",
+	}
+	for in, want := range tests {
+		if got := testPattern(in); got != want {
+			t.Errorf("testPattern(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIsAgentFile(t *testing.T) {
+	tests := map[string]bool{
+		"CLAUDE.md": true, "sub/CLAUDE.local.md": true, "AGENTS.md": true, ".cursorrules": true,
+		".github/copilot-instructions.md": true, ".claude/rules/go.md": true, "pkg/.claude/rules/x.md": true,
+		"docs/CLAUDE.md.bak": false, ".claude/settings.json": false, "README.md": false,
+	}
+	for in, want := range tests {
+		if got := isAgentFile(in); got != want {
+			t.Errorf("isAgentFile(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestMapElide(t *testing.T) {
+	if got := mapElide("short", 10); got != "short" {
+		t.Errorf("mapElide kept %q", got)
+	}
+	got := mapElide("services/billing/internal/very/deep/path/handler.go", 24)
+	if n := len([]rune(got)); n != 24 || !strings.HasSuffix(got, "handler.go") || !strings.HasPrefix(got, "services") {
+		t.Errorf("mapElide = %q (%d runes)", got, n)
+	}
+}
+
+func BenchmarkRepoMap(b *testing.B) {
+	m := synthManifest(50_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		RepoMap(m, RepoMapOptions{Name: "mono"})
+	}
+}

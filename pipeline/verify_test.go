@@ -1,0 +1,294 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/zeebo/blake3"
+)
+
+func hashHex(data []byte) string {
+	sum := blake3.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// writeSnapshot publishes a small snapshot the way Run lays it out and
+// returns its directory and manifest.
+func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []Entry) *Manifest {
+	t.Helper()
+	m := newManifest(append(stagedEntries(tree), extra...), []Pruned{{Path: ".git", Reason: "excluded-dir"}})
+	for p, f := range tree {
+		name := filepath.Join(dir, "tree", filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range m.Files {
+		if m.Files[i].Path == "secret.env" {
+			m.Files[i].Secrets = 1
+		}
+	}
+	write := func(name string, fill func(w io.Writer) error) {
+		var b bytes.Buffer
+		if err := fill(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("files.json", func(w io.Writer) error { return EncodeJSON(w, m) })
+	write("oversize.json", func(w io.Writer) error { return WriteOversize(w, m, tree, 3) })
+	write("secrets.json", func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, SecretsSchema)
+		return err
+	})
+	write("report.json", func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, `{"schema": %q, "files": 4}`, ReportSchema)
+		return err
+	})
+	write("REPO_MAP.md", func(w io.Writer) error { _, err := w.Write(RepoMap(m, RepoMapOptions{Tree: tree})); return err })
+	return m
+}
+
+func verifyFixture() (fstest.MapFS, []Entry) {
+	tree := fstest.MapFS{
+		"main.go":        {Data: []byte("package main\n\nfunc main() {}\n")},
+		"docs/guide.md":  {Data: []byte("# Guide\nno final newline")},
+		"secret.env":     {Data: []byte("KEY=AKIA…(20)\n")},
+		"logs/big.txt":   {Data: []byte(strings.Repeat("line\n", 20))},
+		"empty.txt":      {Data: nil},
+		"dir/nested.txt": {Data: []byte("a\r\nb\n")},
+	}
+	extra := []Entry{
+		{Path: "docs/guide-copy.md", Size: 25, Category: "text", DuplicateOf: "docs/guide.md"},
+		{Path: "bin/app", Size: 1 << 20, Category: "junk", Reason: "executable"},
+	}
+	return tree, extra
+}
+
+func TestVerify(t *testing.T) {
+	tests := []struct {
+		name    string
+		corrupt func(t *testing.T, dir string)
+		want    []string // "path: problem" substrings, one drift each
+	}{
+		{"clean", func(*testing.T, string) {}, nil},
+		{"missing file", func(t *testing.T, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "tree", "main.go")))
+		}, []string{"tree/main.go: missing"}},
+		{"changed content", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "tree", "main.go"), []byte("package main\n\nfunc main() {}\n\n"), 0o644))
+		}, []string{"tree/main.go: content changed"}},
+		{"changed line count", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
+		}, []string{"tree/docs/guide.md: 2 lines, files.json records 3"}},
+		{"extra file in tree", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "tree", "dir", "planted.sh"), []byte("rm -rf /\n"), 0o644))
+		}, []string{"tree/dir/planted.sh: not listed in files.json"}},
+		{"duplicate left in tree", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "tree", "docs", "guide-copy.md"), []byte("# Guide\nno final newline"), 0o644))
+		}, []string{"tree/docs/guide-copy.md: present, but files.json says it is not staged"}},
+		{"symlink in tree", func(t *testing.T, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "tree", "empty.txt")))
+			must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "tree", "empty.txt")))
+		}, []string{"tree/empty.txt: not a regular file"}},
+		{"files.json bad schema", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, "files.json"), FilesSchema, "repoprep.files/v0")
+		}, []string{`files.json: parse files.json: schema "repoprep.files/v0"`}},
+		{"files.json unparsable", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "files.json"), []byte(`{"schema": "repoprep.files/v1", "files": [`), 0o644))
+		}, []string{"files.json: parse files.json: unexpected EOF"}},
+		{"files.json unsorted", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *Manifest) { m.Files[0], m.Files[1] = m.Files[1], m.Files[0] })
+		}, []string{"files.json: not sorted by path"}},
+		{"duplicate of nothing staged", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide-copy.md")].DuplicateOf = "bin/app" })
+		}, []string{`files.json: "docs/guide-copy.md" is a duplicate of "bin/app", which is not staged`}},
+		{"oversize.json bad schema", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, "oversize.json"), OversizeSchema, "repoprep.oversize/v2")
+		}, []string{`oversize.json: schema "repoprep.oversize/v2"`}},
+		{"oversize.json unknown field", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, "oversize.json"), `"preview"`, `"previw"`)
+		}, []string{`oversize.json: parse: json: unknown field "previw"`}},
+		{"oversize.json drops a file", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "oversize.json"), []byte(`{"schema": "repoprep.oversize/v1", "files": []}`), 0o644))
+		}, []string{`oversize.json: does not list oversize file "logs/big.txt"`}},
+		{"secrets.json unparsable", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "secrets.json"), []byte("{not json"), 0o644))
+		}, []string{"secrets.json: parse: invalid character"}},
+		{"secrets.json disagrees with files.json", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, "secrets.json"), `"path": "secret.env"`, `"path": "main.go"`)
+		}, []string{`secrets.json: 0 findings for "secret.env", files.json records 1`, `secrets.json: 1 findings for "main.go", files.json records 0`}},
+		{"report.json missing", func(t *testing.T, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "report.json")))
+		}, []string{"report.json: missing"}},
+		{"REPO_MAP.md missing", func(t *testing.T, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
+		}, []string{"REPO_MAP.md: missing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tree, extra := verifyFixture()
+			m := writeSnapshot(t, dir, tree, extra)
+			m.Files[entryIndex(m, "logs/big.txt")].Oversize = true
+			editManifest(t, dir, func(mm *Manifest) { *mm = *m })
+			rewriteOversize(t, dir, m, tree)
+			tt.corrupt(t, dir)
+			drifts, err := Verify(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(drifts) != len(tt.want) {
+				t.Fatalf("got %d drifts %q, want %d %q", len(drifts), drifts, len(tt.want), tt.want)
+			}
+			for i, want := range tt.want {
+				if got := drifts[i].String(); !strings.Contains(got, want) {
+					t.Errorf("drift %d = %q, want it to contain %q", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestVerifyNoSnapshot(t *testing.T) {
+	if _, err := Verify(context.Background(), filepath.Join(t.TempDir(), "absent")); err == nil {
+		t.Error("Verify on a missing directory succeeded")
+	}
+	drifts, err := Verify(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(drifts) != 5 { // files.json, oversize.json, secrets.json, report.json, REPO_MAP.md
+		t.Errorf("empty dir gave %q, want each index file missing", drifts)
+	}
+}
+
+func TestVerifyCancelled(t *testing.T) {
+	dir := t.TempDir()
+	tree, extra := verifyFixture()
+	writeSnapshot(t, dir, tree, extra)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Verify(ctx, dir); err == nil {
+		t.Error("Verify with a cancelled context succeeded")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func entryIndex(m *Manifest, p string) int {
+	for i := range m.Files {
+		if m.Files[i].Path == p {
+			return i
+		}
+	}
+	panic("no entry " + p)
+}
+
+func editManifest(t *testing.T, dir string, edit func(*Manifest)) {
+	t.Helper()
+	m, err := ReadManifest(filepath.Join(dir, "files.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	var b bytes.Buffer
+	must(t, EncodeJSON(&b, m))
+	must(t, os.WriteFile(filepath.Join(dir, "files.json"), b.Bytes(), 0o644))
+}
+
+func rewriteOversize(t *testing.T, dir string, m *Manifest, tree fstest.MapFS) {
+	t.Helper()
+	var b bytes.Buffer
+	must(t, WriteOversize(&b, m, tree, 3))
+	must(t, os.WriteFile(filepath.Join(dir, "oversize.json"), b.Bytes(), 0o644))
+}
+
+func replaceIn(t *testing.T, name, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	must(t, err)
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("%s does not contain %q", name, old)
+	}
+	must(t, os.WriteFile(name, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
+}
+
+// benchSnapshot writes files of 16 KiB, 32 MiB in all, as a snapshot.
+func benchSnapshot(b *testing.B) (string, int64) {
+	dir := b.TempDir()
+	tree := fstest.MapFS{}
+	var total int64
+	line := []byte(strings.Repeat("x", 63) + "\n")
+	for i := range 2048 {
+		data := bytes.Repeat(line, 256)
+		copy(data, fmt.Sprintf("file %d", i))
+		tree[fmt.Sprintf("d%02d/f%04d.txt", i%32, i)] = &fstest.MapFile{Data: data}
+		total += int64(len(data))
+	}
+	writeSnapshot(b, dir, tree, nil)
+	return dir, total
+}
+
+func BenchmarkVerify(b *testing.B) {
+	dir, total := benchSnapshot(b)
+	b.SetBytes(total)
+	for b.Loop() {
+		drifts, err := Verify(context.Background(), dir)
+		if err != nil || len(drifts) != 1 { // secrets.json names secret.env, absent here
+			b.Fatal(drifts, err)
+		}
+	}
+}
+
+// BenchmarkHashPlain hashes the same files one after another with no
+// checks, the floor Verify is measured against.
+func BenchmarkHashPlain(b *testing.B) {
+	dir, total := benchSnapshot(b)
+	var names []string
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "tree"))
+	must(err)
+	for _, d := range entries {
+		files, err := os.ReadDir(filepath.Join(dir, "tree", d.Name()))
+		must(err)
+		for _, f := range files {
+			names = append(names, filepath.Join(dir, "tree", d.Name(), f.Name()))
+		}
+	}
+	b.SetBytes(total)
+	buf := make([]byte, 64<<10)
+	for b.Loop() {
+		for _, name := range names {
+			f, err := os.Open(name)
+			must(err)
+			h := blake3.New()
+			_, err = io.CopyBuffer(h, f, buf)
+			must(err)
+			f.Close()
+			h.Sum(nil)
+		}
+	}
+}
