@@ -88,12 +88,25 @@ func (e *Env) triageText(rec *Record, base string, hasExt bool, extClass rules.C
 		rec.Category, rec.Reason = "junk", "generated"
 		return
 	}
-	rec.Language = enry.GetLanguage(base, head)
+	rec.Language = language(base, head)
 	if rec.Language != "" && enry.GetLanguageType(rec.Language) == enry.Programming {
 		rec.Category = "source"
 		return
 	}
 	rec.Category = "text"
+}
+
+// language names a file's language. The unambiguous extension or file name
+// answers most files from a map; only the rest pay for go-enry's content
+// strategies (modelines, shebangs, the classifier).
+func language(base string, head []byte) string {
+	if lang, safe := enry.GetLanguageByExtension(base); safe {
+		return lang
+	}
+	if lang, safe := enry.GetLanguageByFilename(base); safe {
+		return lang
+	}
+	return enry.GetLanguage(base, head)
 }
 
 // minifiedLineBytes: hand-written JS and CSS rarely averages more than a
