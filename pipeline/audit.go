@@ -284,17 +284,17 @@ func (r *auditWriter) flush() {
 		b.WriteString("  ")
 		for i, cell := range row {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			switch {
-			case i == 0:
-				b.WriteString(cell)
-				if len(row) > 1 {
-					b.WriteString(pad)
-				}
-			default:
-				b.WriteString("  " + pad + cell)
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			// Figures align right; names and words align left.
+			if i > 0 && cell != "" && cell[0] >= '0' && cell[0] <= '9' {
+				b.WriteString(pad + cell)
+			} else {
+				b.WriteString(cell + pad)
 			}
 		}
-		r.printf("%s\n", b.String())
+		r.printf("%s\n", strings.TrimRight(b.String(), " "))
 	}
 	r.rows = r.rows[:0]
 }

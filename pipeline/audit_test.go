@@ -1,0 +1,153 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func auditFixture() *Manifest {
+	return newManifest([]Entry{
+		{Path: "README.md", Size: 1200, Category: "text", Encoding: "utf-8", Staged: true},
+		{Path: "cmd/app/main.go", Size: 800, Category: "source", Encoding: "utf-8", Staged: true},
+		{Path: "internal/db/db.go", Size: 3000, Category: "source", Encoding: "utf-8", Staged: true},
+		{Path: "internal/db/db_copy.go", Size: 3000, Category: "source", Encoding: "utf-8", DuplicateOf: "internal/db/db.go"},
+		{Path: "internal/db/old/db.go", Size: 3000, Category: "source", Encoding: "utf-8", DuplicateOf: "internal/db/db.go"},
+		{Path: "docs/legacy-gbk.txt", Size: 500, Category: "text", Encoding: "gb18030", Staged: true},
+		{Path: "docs/copy-gbk.txt", Size: 500, Category: "text", Encoding: "gb18030", DuplicateOf: "docs/legacy-gbk.txt"},
+		{Path: "docs/manual.pdf", Size: 6 << 20, Category: "document", Reason: "pdf"},
+		{Path: "backup/site.tar.gz", Size: 40 << 20, Category: "data", Reason: "archive"},
+		{Path: "backup/notes.txt", Size: 100, Category: "data", Reason: "archive", ExtMismatch: true, Mime: "application/zip"},
+		{Path: "assets/logo.png", Size: 10_000, Category: "junk", Reason: "media"},
+		{Path: "Makefile", Size: 300, Category: "source", Encoding: "utf-8", Staged: true},
+	}, []Pruned{{Path: ".git", Reason: "excluded-dir"}})
+}
+
+func TestBuildAudit(t *testing.T) {
+	stages := []StageTime{{Name: "scan", Seconds: 0.5, Files: 12}, {Name: "classify", Seconds: 1.5, Files: 12}}
+	a := BuildAudit(auditFixture(), map[string]int{"aws-access-key": 2, "private-ip": 5}, stages)
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"files", a.Files, 12},
+		{"bytes", a.Bytes, int64(1200 + 800 + 3000*3 + 500*2 + 6<<20 + 40<<20 + 100 + 10_000 + 300)},
+		{"staged", a.Staged, 5},
+		{"staged bytes", a.StagedBytes, int64(1200 + 800 + 3000 + 500 + 300)},
+		{"pruned", a.Pruned, 1},
+		{"categories", names(a.Categories), []string{"source", "text", "data", "document", "junk"}},
+		{"source files", a.Categories[0].Files, 5},
+		{"reasons", names(a.Reasons), []string{"data/archive", "document/pdf", "junk/media"}},
+		{"extensions, ties by name", names(a.Extensions)[:4], []string{".go", ".txt", "(none)", ".md"}},
+		{"compound extension", contains(names(a.Extensions), ".tar.gz"), true},
+		{"no extension", contains(names(a.Extensions), "(none)"), true},
+		{"dirs by files, subtrees counted", names(a.DirsByFiles)[:3], []string{"docs", "internal", "internal/db"}},
+		{"dirs by bytes", names(a.DirsByBytes)[:2], []string{"backup", "docs"}},
+		{"root files", contains(names(a.DirsByFiles), "."), true},
+		{"large files, largest first", a.LargeFiles, []AuditFile{{Path: "backup/site.tar.gz", Size: 40 << 20, Category: "data"}, {Path: "docs/manual.pdf", Size: 6 << 20, Category: "document"}}},
+		{"mismatches", a.Mismatches, []AuditFile{{Path: "backup/notes.txt", Size: 100, Category: "data", Mime: "application/zip"}}},
+		{"encodings", a.Encodings, []AuditCount{{Name: "utf-8", Files: 4, Bytes: 5300}, {Name: "gb18030", Files: 1, Bytes: 500}}},
+		{"duplicate groups", a.DuplicateGroups, 2},
+		{"duplicate files", a.DuplicateFiles, 3},
+		{"duplicate bytes", a.DuplicateBytes, int64(6500)},
+		{"secrets by count", a.Secrets, []AuditCount{{Name: "private-ip", Files: 5}, {Name: "aws-access-key", Files: 2}}},
+		{"secrets total", a.SecretsTotal, 7},
+		{"seconds", a.Seconds, 2.0},
+		{"files per second", a.FilesPerSec, 6.0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !reflect.DeepEqual(tt.got, tt.want) {
+				t.Errorf("got %#v, want %#v", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBuildAuditCaps(t *testing.T) {
+	m := synthManifest(20_000)
+	for i := range m.Files {
+		if i%3 == 0 {
+			m.Files[i].Size = 6 << 20
+			m.Files[i].ExtMismatch = true
+		}
+	}
+	a := BuildAudit(m, nil, nil)
+	if len(a.Extensions) > auditTopExts || len(a.DirsByFiles) != auditTopDirs || len(a.DirsByBytes) != auditTopDirs {
+		t.Errorf("top lists not capped: %d extensions, %d/%d dirs", len(a.Extensions), len(a.DirsByFiles), len(a.DirsByBytes))
+	}
+	if len(a.LargeFiles) != auditMaxListed || a.LargeCount <= auditMaxListed || len(a.Mismatches) != auditMaxListed {
+		t.Errorf("file lists not capped: %d of %d large, %d mismatches", len(a.LargeFiles), a.LargeCount, len(a.Mismatches))
+	}
+	if a.FilesPerSec != 0 {
+		t.Error("throughput without stage times")
+	}
+}
+
+func TestAuditRender(t *testing.T) {
+	stages := []StageTime{
+		{Name: "scan", Seconds: 0.25, Files: 12, FilesPerSec: 48, MBPerSec: 184.2},
+		{Name: "normalize", Seconds: 1.75, Files: 5, FilesPerSec: 2.9, MBPerSec: 0.1},
+	}
+	a := BuildAudit(auditFixture(), map[string]int{"aws-access-key": 2, "private-ip": 5}, stages)
+	for _, tt := range []struct {
+		name  string
+		color bool
+	}{{"audit.txt", false}, {"audit-color.txt", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := a.Render(&b, tt.color); err != nil {
+				t.Fatal(err)
+			}
+			if hasEsc := strings.Contains(b.String(), "\x1b["); hasEsc != tt.color {
+				t.Errorf("colour escapes present = %v, want %v", hasEsc, tt.color)
+			}
+			checkGoldenFile(t, "audit", tt.name, b.Bytes())
+		})
+	}
+}
+
+// Rows of one section line up: every figure column ends at the same place.
+func TestAuditRenderAligned(t *testing.T) {
+	var b bytes.Buffer
+	if err := BuildAudit(auditFixture(), nil, nil).Render(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	section := strings.Split(strings.Split(b.String(), "Top extensions\n")[1], "\n\n")[0]
+	width := -1
+	for _, line := range strings.Split(section, "\n") {
+		if width >= 0 && len([]rune(line)) != width {
+			t.Errorf("ragged row %q in\n%s", line, section)
+		}
+		width = len([]rune(line))
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestAuditRenderWriteError(t *testing.T) {
+	if err := BuildAudit(auditFixture(), nil, nil).Render(failWriter{}, false); err == nil {
+		t.Error("Render swallowed a write error")
+	}
+}
+
+func names(cs []AuditCount) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
