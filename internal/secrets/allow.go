@@ -1,0 +1,85 @@
+package secrets
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// placeholderMarks are texts that make a candidate a stand-in rather than a secret. They
+// apply to every rule unless it sets allow.no_placeholders; the doc lists them.
+var placeholderMarks = [][]byte{
+	[]byte("${"), []byte("{{"), []byte("$("), []byte("%("), // templates and env references
+	[]byte("<your"), []byte("your_"), []byte("your-"), []byte("yourkey"), []byte("your key"),
+	[]byte("changeme"), []byte("change_me"), []byte("change-me"), []byte("replaceme"), []byte("replace_me"),
+	[]byte("placeholder"), []byte("example"), []byte("dummy"), []byte("redacted"),
+	[]byte("xxxx"), []byte("****"), []byte("..."), []byte("…"),
+	[]byte("12345678"), []byte("abcdefgh"),
+}
+
+// isPlaceholder reports whether secret looks like a stand-in: a template, a "your key
+// here", a mask, a counting sequence, a <...> slot, or mostly one repeated character.
+func isPlaceholder(secret []byte) bool {
+	lower := bytes.ToLower(secret)
+	for _, m := range placeholderMarks {
+		if bytes.Contains(lower, m) {
+			return true
+		}
+	}
+	if len(secret) >= 2 && secret[0] == '<' && secret[len(secret)-1] == '>' {
+		return true
+	}
+	// A run of one byte over half the secret: 0000000000, AKIAAAAAAAAAAAAAAAAA.
+	run, longest := 0, 0
+	for i := range secret {
+		if i > 0 && secret[i] == secret[i-1] {
+			run++
+		} else {
+			run = 1
+		}
+		longest = max(longest, run)
+	}
+	return len(secret) >= 6 && 2*longest > len(secret)
+}
+
+// shannon is the Shannon entropy of b in bits per byte.
+func shannon(b []byte) float64 {
+	if len(b) == 0 {
+		return 0
+	}
+	var counts [256]int
+	for _, c := range b {
+		counts[c]++
+	}
+	n := float64(len(b))
+	h := 0.0
+	for _, k := range counts {
+		if k > 0 {
+			p := float64(k) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// mask shows enough of a secret to recognise its kind and nothing to reuse: at most four
+// printable ASCII characters and never more than a quarter of it, an ellipsis, and its
+// length in characters, e.g. AKIA…(20), 13…(11).
+func mask(secret []byte) string {
+	n := utf8.RuneCount(secret)
+	show := min(4, n/4)
+	var b strings.Builder
+	for i := 0; i < show && i < len(secret); i++ {
+		c := secret[i]
+		if c < 0x21 || c > 0x7e {
+			break
+		}
+		b.WriteByte(c)
+	}
+	b.WriteString("…(")
+	b.WriteString(strconv.Itoa(n))
+	b.WriteString(")")
+	return b.String()
+}

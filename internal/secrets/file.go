@@ -1,0 +1,193 @@
+package secrets
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/repoprep/repoprep/rules"
+)
+
+const (
+	// chunkBytes is how much new content each step of ScanFile reads.
+	chunkBytes = 4 << 20
+	// carryBytes is how much of a chunk is scanned again with the next one, so a match
+	// that starts near the end (a private key block, at most MaxSpanBytes from its
+	// keyword's line) is seen whole: matches starting in the carry belong to the next step.
+	carryBytes = rules.MaxSpanBytes + maxLineWindow
+	// maxLineBytes caps how far ScanFile reads looking for the end of one line; a longer
+	// line is cut there (a match across that cut is only found if it fits in the carry).
+	maxLineBytes = 32 << 20
+)
+
+// ScanFile scans the file name in line-aligned chunks, so memory stays near chunkBytes +
+// carryBytes whatever the file's size, and returns its findings sorted by offset. Path
+// allowlists are matched against name with slashes. With redact set and something found,
+// it rewrites the file in place (a temporary file in the same directory, then a rename),
+// each secret replaced by [REDACTED:rule-id]; Start and End still refer to the original.
+// Safe for concurrent use on different files.
+func (s *Scanner) ScanFile(name string, redact bool) ([]Finding, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	found, err := s.scanReader(f, s.pathSkips(filepath.ToSlash(name)), chunkBytes)
+	f.Close()
+	if err != nil || !redact || len(found) == 0 {
+		return found, err
+	}
+	if err := redactFile(name, found); err != nil {
+		return nil, err
+	}
+	return found, nil
+}
+
+// pathSkips marks the rules whose path allowlist covers path; nil when none does.
+func (s *Scanner) pathSkips(path string) []bool {
+	var skip []bool
+	for i := range s.rules {
+		if s.rules[i].pathAllowed(path) {
+			if skip == nil {
+				skip = make([]bool, len(s.rules))
+			}
+			skip[i] = true
+		}
+	}
+	return skip
+}
+
+// scanReader is ScanFile's loop. Each step scans buf[:scanEnd], which starts and ends on
+// line boundaries, keeps the findings that start before keep, and carries buf[keep:] over.
+// chunk is a parameter so tests can cross many chunk boundaries in a small file.
+func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, error) {
+	var (
+		found  []Finding
+		buf    = make([]byte, 0, chunk+carryBytes)
+		base   int64 // file offset of buf[0]
+		line   = 1   // line number of buf[0]
+		maxEnd int64 // end of the last finding kept, so steps never report overlaps
+		eof    bool
+	)
+	for {
+		if cap(buf)-len(buf) < chunk {
+			buf = slices.Grow(buf, chunk)
+		}
+		for !eof && len(buf) < cap(buf) {
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		scanEnd := len(buf)
+		if !eof {
+			i := bytes.LastIndexByte(buf, '\n')
+			if i < 0 || i < len(buf)-maxLineBytes {
+				if len(buf) < maxLineBytes {
+					continue // a line longer than the buffer: read more of it
+				}
+			} else {
+				scanEnd = i + 1
+			}
+		}
+		last := eof && scanEnd == len(buf)
+		keep := scanEnd
+		if !last && scanEnd > carryBytes {
+			keep = bytes.LastIndexByte(buf[:scanEnd-carryBytes], '\n') + 1
+			if keep == 0 {
+				keep = scanEnd - carryBytes // one huge line: cut it
+			}
+		}
+		cands := s.candidates(buf[:scanEnd], skip)
+		cands = slices.DeleteFunc(cands, func(c candidate) bool {
+			return c.start >= keep || base+int64(c.start) < maxEnd
+		})
+		for _, f := range s.findings(buf[:scanEnd], cands, line, base) {
+			found = append(found, f)
+			maxEnd = max(maxEnd, f.End)
+		}
+		if last {
+			return found, nil
+		}
+		line += bytes.Count(buf[:keep], nl)
+		base += int64(keep)
+		buf = buf[:copy(buf, buf[keep:])]
+	}
+}
+
+// Redact returns a copy of content with each finding's bytes replaced by [REDACTED:rule-id].
+// fs must come from scanning this same content; overlapping findings keep the first.
+func Redact(content []byte, fs []Finding) []byte {
+	fs = slices.SortedFunc(slices.Values(fs), func(a, b Finding) int { return cmp.Compare(a.Start, b.Start) })
+	out := make([]byte, 0, len(content))
+	var pos int64
+	for _, f := range fs {
+		if f.Start < pos || f.End > int64(len(content)) || f.End <= f.Start {
+			continue
+		}
+		out = append(out, content[pos:f.Start]...)
+		out = append(out, "[REDACTED:"+f.Rule+"]"...)
+		pos = f.End
+	}
+	return append(out, content[pos:]...)
+}
+
+// redactFile rewrites name with fs (sorted, disjoint) redacted: streamed through a temporary
+// file beside it and renamed over it, so a failure leaves the original untouched.
+func redactFile(name string, fs []Finding) (err error) {
+	src, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	info, err := src.Stat()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".redact-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	var pos int64
+	for _, f := range fs {
+		if f.Start < pos {
+			continue
+		}
+		if _, err := io.CopyN(w, src, f.Start-pos); err != nil {
+			return err
+		}
+		if _, err := src.Seek(f.End, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := w.WriteString("[REDACTED:" + f.Rule + "]"); err != nil {
+			return err
+		}
+		pos = f.End
+	}
+	if _, err := io.Copy(w, src); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

@@ -1,0 +1,140 @@
+package secrets
+
+import (
+	"bytes"
+
+	"github.com/repoprep/repoprep/rules"
+)
+
+const (
+	// blockBytes is how much content is lower-cased at a time for the keyword pass: small
+	// enough to stay in cache, large enough that the overlap between blocks costs nothing.
+	blockBytes = 64 << 10
+	// maxLineWindow bounds the text a single-line rule reads around a keyword: on a longer
+	// line (minified code, a base64 blob) it reads half this on each side of the keyword,
+	// so one long line with many keywords doesn't make the regex pass quadratic.
+	maxLineWindow = 8 << 10
+)
+
+// window is a stretch of content one rule's regex runs over. cutStart/cutEnd say the window
+// was cut inside a line, so a match touching that edge may be a piece of a longer token.
+type window struct {
+	start, end       int
+	cutStart, cutEnd bool
+}
+
+// windows finds every keyword in one pass over content (ASCII case-insensitive) and returns,
+// per rule, the sorted, merged windows its regex must run over: the line around each
+// keyword it owns, or for a multiline rule MaxSpanBytes from that line on.
+func (s *Scanner) windows(content []byte) [][]window {
+	wins := make([][]window, len(s.rules))
+	for _, ri := range s.always {
+		wins[ri] = []window{{start: 0, end: len(content)}}
+	}
+	if s.trie == nil || len(content) == 0 {
+		return wins
+	}
+	overlap := s.maxKw - 1
+	bp := lowerPool.Get().(*[]byte)
+	defer lowerPool.Put(bp)
+	if cap(*bp) < blockBytes+overlap {
+		*bp = make([]byte, blockBytes+overlap)
+	}
+	lines := lineCache{content: content, start: -1}
+	for from := 0; from < len(content); {
+		start := max(0, from-overlap) // a keyword may straddle the previous block's end
+		end := min(len(content), from+blockBytes)
+		block := lowerASCII((*bp)[:end-start], content[start:end])
+		s.trie.Walk(block, func(last, n, pattern int64) bool {
+			lastAbs := start + int(last)
+			if lastAbs < from {
+				return true // wholly inside the previous block: already reported
+			}
+			pos := lastAbs - int(n) + 1
+			for _, ri := range s.byKw[pattern] {
+				wins[ri] = addWindow(wins[ri], s.window(&lines, pos, s.rules[ri].multiline))
+			}
+			return true
+		})
+		from = end
+	}
+	return wins
+}
+
+// window is the stretch a rule reads for a keyword at pos.
+func (s *Scanner) window(lines *lineCache, pos int, multiline bool) window {
+	ls, le := lines.around(pos)
+	w := window{start: ls, end: le}
+	if pos-ls > maxLineWindow/2 {
+		w.start, w.cutStart = pos-maxLineWindow/2, true
+	}
+	if multiline {
+		reach := min(len(lines.content), pos+rules.MaxSpanBytes)
+		if reach > le {
+			le = reach
+			if i := bytes.IndexByte(lines.content[reach:], '\n'); i >= 0 && i < maxLineWindow {
+				le = reach + i
+			} else if i < 0 && len(lines.content)-reach < maxLineWindow {
+				le = len(lines.content)
+			}
+		}
+		w.end = le
+		w.cutEnd = le < len(lines.content) && lines.content[le] != '\n'
+		return w
+	}
+	if le-pos > maxLineWindow/2 {
+		w.end, w.cutEnd = pos+maxLineWindow/2, true
+	}
+	return w
+}
+
+// addWindow appends w to ws, merging it with the last window when they overlap. Keywords
+// arrive in order of their last byte, so a window never lies wholly before the last one
+// unless a keyword spans lines; then it is simply appended.
+func addWindow(ws []window, w window) []window {
+	if n := len(ws); n > 0 {
+		last := &ws[n-1]
+		if w.start <= last.end && w.end >= last.start {
+			if w.start < last.start {
+				last.start, last.cutStart = w.start, w.cutStart
+			}
+			if w.end > last.end {
+				last.end, last.cutEnd = w.end, w.cutEnd
+			}
+			return ws
+		}
+	}
+	return append(ws, w)
+}
+
+// lineCache remembers the line of the last keyword: keywords cluster, and a long line
+// would otherwise be searched for its ends once per keyword.
+type lineCache struct {
+	content    []byte
+	start, end int
+}
+
+// around returns the bounds of the line holding pos, without its newline.
+func (c *lineCache) around(pos int) (int, int) {
+	if c.start >= 0 && c.start <= pos && pos < c.end {
+		return c.start, c.end
+	}
+	c.start = bytes.LastIndexByte(c.content[:pos], '\n') + 1
+	if i := bytes.IndexByte(c.content[pos:], '\n'); i >= 0 {
+		c.end = pos + i
+	} else {
+		c.end = len(c.content)
+	}
+	return c.start, c.end
+}
+
+// lowerASCII writes src to dst with A-Z lower-cased; offsets stay the same.
+func lowerASCII(dst, src []byte) []byte {
+	for i, c := range src {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
+	}
+	return dst
+}

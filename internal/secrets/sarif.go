@@ -1,0 +1,131 @@
+package secrets
+
+import (
+	"cmp"
+	"encoding/json"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// PathFinding is a Finding in a named file, the unit of secrets.json and SARIF output; its
+// JSON is {"path", "line", "column", "rule", "description", "match", "fingerprint"}.
+type PathFinding struct {
+	Path string `json:"path"` // slash-separated, relative to the scanned root
+	Finding
+}
+
+// sarifFingerprintKey names our fingerprint among a result's partialFingerprints.
+const sarifFingerprintKey = "repoprepSecret/v1"
+
+// WriteSARIF writes findings as one SARIF 2.1.0 run that GitHub code scanning accepts: the
+// rules that fired (id, description) in tool.driver.rules, and a result per finding with
+// its location and fingerprint. Output is deterministic for the same findings.
+func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
+	type text struct {
+		Text string `json:"text"`
+	}
+	type sarifRule struct {
+		ID                   string            `json:"id"`
+		Name                 string            `json:"name"`
+		ShortDescription     text              `json:"shortDescription"`
+		FullDescription      text              `json:"fullDescription"`
+		Help                 text              `json:"help"`
+		DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+		Properties           map[string]any    `json:"properties"`
+	}
+	type region struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+	}
+	type artifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	type physical struct {
+		ArtifactLocation artifact `json:"artifactLocation"`
+		Region           region   `json:"region"`
+	}
+	type location struct {
+		PhysicalLocation physical `json:"physicalLocation"`
+	}
+	type result struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             text              `json:"message"`
+		Locations           []location        `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+	}
+
+	sorted := slices.Clone(findings)
+	slices.SortStableFunc(sorted, func(a, b PathFinding) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Column, b.Column), strings.Compare(a.Rule, b.Rule))
+	})
+	ruleIndex := map[string]int{}
+	var ids []string
+	desc := map[string]string{}
+	for _, f := range sorted {
+		if _, ok := desc[f.Rule]; !ok {
+			desc[f.Rule] = f.Description
+			ids = append(ids, f.Rule)
+		}
+	}
+	slices.Sort(ids)
+	srules := make([]sarifRule, 0, len(ids))
+	for i, id := range ids {
+		ruleIndex[id] = i
+		srules = append(srules, sarifRule{
+			ID:                   id,
+			Name:                 id,
+			ShortDescription:     text{desc[id]},
+			FullDescription:      text{desc[id]},
+			Help:                 text{"Remove the secret from the file and rotate it; repoprep masks it in the staged copy."},
+			DefaultConfiguration: map[string]string{"level": "error"},
+			Properties:           map[string]any{"tags": []string{"security", "secret"}, "precision": "high"},
+		})
+	}
+	results := make([]result, 0, len(sorted))
+	for _, f := range sorted {
+		results = append(results, result{
+			RuleID:    f.Rule,
+			RuleIndex: ruleIndex[f.Rule],
+			Level:     "error",
+			Message:   text{f.Description + ": " + f.Match},
+			Locations: []location{{PhysicalLocation: physical{
+				ArtifactLocation: artifact{URI: uriPath(f.Path), URIBaseID: "%SRCROOT%"},
+				Region:           region{StartLine: max(f.Line, 1), StartColumn: max(f.Column, 1)},
+			}}},
+			PartialFingerprints: map[string]string{sarifFingerprintKey: f.Fingerprint},
+		})
+	}
+	doc := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool": map[string]any{"driver": map[string]any{
+				"name":           "repoprep",
+				"version":        version,
+				"informationUri": "https://github.com/repoprep/repoprep",
+				"rules":          srules,
+			}},
+			"columnKind": "unicodeCodePoints", // Finding.Column counts code points
+			"results":    results,
+		}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+// uriPath escapes each segment of a slash path for a relative URI reference.
+func uriPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
