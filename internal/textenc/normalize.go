@@ -1,0 +1,245 @@
+// Package textenc owns encoding normalization: it decides which charset a
+// text file was written in, decodes it to UTF-8 with LF line endings as a
+// stream, and refuses a file rather than stage it garbled.
+//
+// The decision is made once, on a bounded sample (sampleBytes), and the rest
+// of the file is decoded as a stream under the same checks, so memory stays
+// bounded whatever the file size. Everything here is deterministic: the same
+// bytes always give the same Result, the same output and the same error.
+package textenc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
+)
+
+// Result describes one normalized file.
+type Result struct {
+	Encoding string // detected source charset, lower-case IANA name ("utf-8", "gbk", "big5", ...)
+	BOM      bool   // the source started with a byte-order mark (stripped)
+	CRLF     bool   // the source had CRLF or lone CR line endings (now LF)
+	Lines    int    // lines in the normalized text (a final line without \n counts; empty file = 0)
+	Tokens   int    // o200k_base tokens of the normalized text
+	Bytes    int64  // bytes written to dst
+}
+
+// Refusal reasons, usable with errors.Is; the normalize stage writes the
+// reason string ("binary", "undecodable", "mojibake") into files.json.
+var (
+	// ErrBinary means the input is not text at all: NUL bytes, or too many
+	// control characters.
+	ErrBinary = errors.New("binary")
+	// ErrUndecodable means no candidate charset decodes the input cleanly,
+	// or the chosen one failed later in the stream.
+	ErrUndecodable = errors.New("undecodable")
+	// ErrMojibake means the text decodes but is already garbled, such as
+	// UTF-8 that was once read as Latin-1 ("Ã©") or GBK's "锟斤拷".
+	ErrMojibake = errors.New("mojibake")
+)
+
+const (
+	// sampleBytes bounds the look-ahead the decision is made on: large enough
+	// for the scorer to see hundreds of characters of any script, small
+	// enough that a pool of workers holds little memory.
+	sampleBytes = 64 << 10
+	// chunkBytes is the read size while streaming after the decision.
+	chunkBytes = 32 << 10
+	// contextBytes is how much ASCII a deferred sample keeps before its
+	// first non-ASCII byte.
+	contextBytes = 256
+)
+
+// Normalize streams src to dst as clean UTF-8 with LF line endings.
+// On a refusal dst may hold partial output; the caller discards it.
+// It is safe to call from many goroutines at once on different inputs.
+func Normalize(src io.Reader, dst io.Writer) (Result, error) {
+	res := Result{Encoding: "utf-8"}
+	out := newSink(dst, &res)
+	err := normalize(bufio.NewReaderSize(src, sampleBytes), out, &res)
+	if err == nil {
+		err = out.close()
+	}
+	return res, err
+}
+
+// normalize runs the decision order of SPEC.md on br and streams into out.
+func normalize(br *bufio.Reader, out *sink, res *Result) error {
+	head, atEOF, err := peek(br)
+	if err != nil || len(head) == 0 {
+		return err
+	}
+
+	// 1. A byte-order mark is the strongest evidence there is.
+	if enc, name, n := sniffBOM(head); n > 0 {
+		res.Encoding, res.BOM = name, true
+		if _, err := br.Discard(n); err != nil {
+			return err
+		}
+		if enc == nil {
+			out.keepFFFD = true // valid UTF-8 may carry U+FFFD of its own
+			return copyUTF8(br, out)
+		}
+		return decodeStream(br, enc, out)
+	}
+
+	// 2. NUL bytes: UTF-16/32 without a BOM, or not text at all.
+	if bytes.IndexByte(head, 0) >= 0 {
+		c, ok := decideWide(head, atEOF)
+		if !ok {
+			return ErrBinary
+		}
+		res.Encoding = c.name
+		return decodeStream(br, c.enc, out)
+	}
+
+	// 3. A sample that is pure ASCII says nothing about the charset: pass it
+	// through and decide where the first non-ASCII byte appears, so a large
+	// file whose first 64 KiB are ASCII is still judged on its non-ASCII
+	// text. The sample then keeps a little ASCII before that byte, so the
+	// scorer sees the word it sits in.
+	atStart := true
+	for firstNonASCII(head) < 0 {
+		atStart = false
+		if atEOF {
+			return out.write(head, true) // ASCII, reported as utf-8
+		}
+		// A full sample: write all but its last contextBytes.
+		n := len(head) - contextBytes
+		if err := out.write(head[:n], false); err != nil {
+			return err
+		}
+		if _, err := br.Discard(n); err != nil {
+			return err
+		}
+		if head, atEOF, err = peek(br); err != nil {
+			return err
+		}
+		if i := firstNonASCII(head); i > contextBytes {
+			if err := out.write(head[:i-contextBytes], false); err != nil {
+				return err
+			}
+			if _, err := br.Discard(i - contextBytes); err != nil {
+				return err
+			}
+			if head, atEOF, err = peek(br); err != nil {
+				return err
+			}
+		}
+	}
+
+	// 4. Valid UTF-8, or a legacy charset chosen by detection and scoring.
+	d := decide(head, atEOF, atStart)
+	if d.err != nil {
+		return d.err
+	}
+	res.Encoding = d.name
+	if d.enc == nil {
+		out.keepFFFD = true
+		return copyUTF8(br, out)
+	}
+	if d.name == "gbk" {
+		// GB18030 decodes GBK too; call it gb18030 only if the stream
+		// holds one of its four-byte sequences.
+		var gb gbScanner
+		err := decodeStream(io.TeeReader(br, &gb), d.enc, out)
+		if gb.fourByte {
+			res.Encoding = "gb18030"
+		}
+		return err
+	}
+	return decodeStream(br, d.enc, out)
+}
+
+// peek returns up to sampleBytes of look-ahead without consuming it.
+func peek(br *bufio.Reader) (head []byte, atEOF bool, err error) {
+	head, err = br.Peek(sampleBytes)
+	switch {
+	case err == io.EOF:
+		return head, true, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("read: %w", err)
+	}
+	return head, false, nil
+}
+
+// firstNonASCII returns the index of the first byte that the ASCII
+// pass-through must not handle (a byte >= 0x80, or the escape that starts an
+// ISO-2022-JP designation), or -1.
+func firstNonASCII(b []byte) int {
+	for i, c := range b {
+		if c >= 0x80 {
+			return i
+		}
+		if c == 0x1b && isISO2022Escape(b[i:]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// copyUTF8 streams input that is meant to be UTF-8; out rejects invalid bytes.
+func copyUTF8(r io.Reader, out *sink) error {
+	return pump(r, out)
+}
+
+// decodeStream decodes r with enc as a stream; out rejects the U+FFFD the
+// decoder puts in place of bytes it cannot map.
+func decodeStream(r io.Reader, enc encoding.Encoding, out *sink) error {
+	return pump(transform.NewReader(r, enc.NewDecoder()), out)
+}
+
+// pump copies r into out chunk by chunk.
+func pump(r io.Reader, out *sink) error {
+	buf := make([]byte, chunkBytes)
+	for {
+		n, err := r.Read(buf)
+		atEOF := err == io.EOF
+		if n > 0 || atEOF {
+			if werr := out.write(buf[:n], atEOF); werr != nil {
+				return werr
+			}
+		}
+		if atEOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+	}
+}
+
+// gbScanner follows GB18030's byte structure to notice four-byte sequences,
+// the only part of GB18030 that GBK lacks.
+type gbScanner struct {
+	state    int // 0: between characters; 1: after a lead byte; 2, 3: inside a four-byte sequence
+	fourByte bool
+}
+
+func (g *gbScanner) Write(p []byte) (int, error) {
+	for _, c := range p {
+		switch g.state {
+		case 0:
+			if c > 0x80 && c < 0xff {
+				g.state = 1
+			}
+		case 1:
+			if c >= 0x30 && c <= 0x39 {
+				g.state = 2
+			} else {
+				g.state = 0
+			}
+		case 2:
+			g.state = 3
+		case 3:
+			g.fourByte = true
+			g.state = 0
+		}
+	}
+	return len(p), nil
+}

@@ -1,0 +1,232 @@
+package textenc
+
+import (
+	"strings"
+	"unicode"
+)
+
+// plausibility scores decoded text from 0 to 1: the average, over its
+// non-ASCII runes, of how likely a human author is to have written that rune
+// in that place. It is what decides between charsets that all decode a
+// sample without error (GBK, Big5, Shift-JIS, EUC-KR and Windows-1252 often
+// all do), so it only looks at the decoded text, never at a detector's
+// opinion, and it is a pure function: same text, same score.
+//
+// The weights are coarse on purpose. A right decoding of real text scores
+// 0.8-1.0; a wrong one lands on rare characters, on the private use area,
+// on mixed-script or mixed-case words, and scores well under 0.6.
+func plausibility(text string, p profile) float64 {
+	rs := []rune(text)
+	var sum float64
+	n, kana, han := 0, 0, 0
+	for i, r := range rs {
+		if r < 0x80 {
+			continue
+		}
+		var prev, next rune
+		if i > 0 {
+			prev = rs[i-1]
+		}
+		if i+1 < len(rs) {
+			next = rs[i+1]
+		}
+		w := runeWeight(r, prev, next)
+		switch script := scriptOf(r); {
+		case script == scriptKana:
+			kana++
+			if p == profileZh || p == profileKo {
+				w = min(w, 0.3) // GB2312 and KS X 1001 have kana, Chinese and Korean text rarely does
+			}
+		case script == scriptHan:
+			han++
+			if p == profileKo {
+				w *= 0.5 // Korean text is written in Hangul; hanja are the exception
+			}
+		case script == scriptHangul && (p == profileZh || p == profileJa):
+			w = min(w, 0.3) // GBK and EUC-JP bytes hold no Hangul; decoders that yield it misread
+		}
+		sum += w
+		n++
+	}
+	if n == 0 {
+		return 1
+	}
+	score := sum / float64(n)
+	if p == profileJa && han > 0 && kana == 0 {
+		// Japanese prose without a single kana is rare; Chinese or Korean
+		// bytes read as Shift-JIS or EUC-JP give exactly that: kanji only.
+		score *= 0.7
+	}
+	return score
+}
+
+// profile is what a candidate charset says about the language of the text.
+type profile int
+
+const (
+	profileAny profile = iota
+	profileZh          // GBK, GB18030, Big5
+	profileJa          // Shift-JIS, EUC-JP, ISO-2022-JP
+	profileKo          // EUC-KR
+)
+
+func profileOf(charsetName string) profile {
+	switch charsetName {
+	case "gbk", "gb18030", "big5":
+		return profileZh
+	case "shift_jis", "euc-jp", "iso-2022-jp":
+		return profileJa
+	case "euc-kr":
+		return profileKo
+	}
+	return profileAny
+}
+
+type script int
+
+const (
+	scriptOther script = iota
+	scriptHan
+	scriptKana
+	scriptHangul
+)
+
+func scriptOf(r rune) script {
+	switch {
+	case r >= 0x4e00 && r <= 0x9fff:
+		return scriptHan
+	case r >= 0x3041 && r <= 0x30ff, r >= 0xff61 && r <= 0xff9f:
+		return scriptKana
+	case r >= 0xac00 && r <= 0xd7a3:
+		return scriptHangul
+	}
+	return scriptOther
+}
+
+// runeWeight is the weight of r given its neighbours.
+func runeWeight(r, prev, next rune) float64 {
+	switch {
+	case r >= 0x4e00 && r <= 0x9fff: // CJK unified ideographs
+		if isCommonHan(r) {
+			return 1
+		}
+		return 0.25
+	case r >= 0x3041 && r <= 0x3093, r == 0x30fc: // hiragana, prolonged sound mark
+		return 1
+	case r >= 0x30a1 && r <= 0x30f6: // katakana
+		return 0.9
+	case r >= 0xac00 && r <= 0xd7a3: // Hangul syllables
+		if isCommonHangul(r) {
+			return 1
+		}
+		return 0.3
+	case r >= 0x3000 && r <= 0x303f: // CJK punctuation
+		if strings.ContainsRune("、。〈〉《》「」『』【】〔〕　", r) {
+			return 1
+		}
+		return 0.3
+	case r >= 0xff01 && r <= 0xff5e: // fullwidth forms
+		if strings.ContainsRune("，！？：；（）％＃＆＊＋－／＝", r) {
+			return 1
+		}
+		return 0.5
+	case r >= 0xff61 && r <= 0xff9f: // halfwidth katakana: real, but rare today
+		return 0.3
+	case r >= 0x0400 && r <= 0x04ff: // Cyrillic
+		if !(r >= 0x0410 && r <= 0x044f) && r != 'ё' && r != 'Ё' {
+			return alphabetWeight(r, prev, next) * 0.5 // Ukrainian, Serbian, ... letters
+		}
+		return alphabetWeight(r, prev, next)
+	case r >= 0x0370 && r <= 0x03ff: // Greek
+		if !unicode.IsLetter(r) {
+			return 0.3
+		}
+		return alphabetWeight(r, prev, next)
+	case r >= 0xc0 && r <= 0x24f && r != 0xd7 && r != 0xf7: // accented Latin letters
+		return latinWeight(r, prev, next)
+	case r >= 0xa0 && r <= 0xbf, r == 0xd7, r == 0xf7: // Latin-1 symbols
+		if strings.ContainsRune("\u00a0«»°©®±×÷·§¿¡£¥¢", r) {
+			return 0.8
+		}
+		return 0.15
+	case r >= 0x2010 && r <= 0x206f: // general punctuation
+		if strings.ContainsRune("‐–—‘’‚“”„†‡•…‰‹›", r) {
+			return 0.9
+		}
+		return 0.3
+	case r == '€', r == '™':
+		return 0.8
+	case r < 0xa0, r >= 0xe000 && r <= 0xf8ff, r == 0xfffd: // C1 controls, private use
+		return 0
+	case unicode.IsLetter(r):
+		return 0.4 // another script: possible, but nothing vouches for it
+	}
+	return 0.2
+}
+
+// alphabetWeight scores a Cyrillic or Greek letter. Words of a cased
+// alphabet are lower case after their first letter, and do not mix with
+// ASCII letters: KOI8-R read as Windows-1251 (or the reverse) swaps the case
+// of nearly every letter, and Latin-1 text read as Cyrillic puts Cyrillic
+// letters inside Latin words.
+func alphabetWeight(r, prev, next rune) float64 {
+	if isASCIIAlnum(prev) || isASCIIAlnum(next) {
+		return 0.05
+	}
+	if unicode.IsLower(r) {
+		return 1
+	}
+	if unicode.IsLetter(prev) {
+		return 0.15 // upper case inside a word
+	}
+	return 0.9
+}
+
+// latinWeight scores an accented Latin letter. In French, German, Spanish
+// and their neighbours an accented letter sits in a word of mostly plain
+// letters; a run of accented letters with no ASCII letter beside it is what
+// Cyrillic, Greek or Chinese bytes look like when read as Windows-1252.
+func latinWeight(r, prev, next rune) float64 {
+	weight := 1.0
+	if !strings.ContainsRune("àâäçéèêëîïôöùûüÿñáíóúßœæãõåøÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸÑÁÍÓÚŒÆÃÕÅØ", r) {
+		weight = 0.5 // ì ò ý ð þ, Latin Extended-A: real, but less common
+	}
+	if unicode.IsUpper(r) && unicode.IsLower(prev) {
+		return 0.15 // upper case inside a word
+	}
+	switch {
+	case isASCIILetter(prev) || isASCIILetter(next):
+		return weight
+	case !unicode.IsLetter(prev) && !unicode.IsLetter(next):
+		return weight * 0.9 // a one-letter word: French "à", Spanish "ñ" rarely
+	}
+	return weight * 0.35
+}
+
+func isASCIIAlnum(r rune) bool {
+	return isASCIILetter(r) || r >= '0' && r <= '9'
+}
+
+func isASCIILetter(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+}
+
+// hanBits and hangulBits are bit sets over the CJK unified ideographs and
+// the Hangul syllables, built once from tables.go.
+var (
+	hanBits    = runeBits(commonHan, 0x4e00, 0x9fff)
+	hangulBits = runeBits(commonHangul, 0xac00, 0xd7a3)
+)
+
+func runeBits(s string, lo, hi rune) []uint64 {
+	bits := make([]uint64, (hi-lo)/64+1)
+	for _, r := range s {
+		if r >= lo && r <= hi {
+			bits[(r-lo)/64] |= 1 << ((r - lo) % 64)
+		}
+	}
+	return bits
+}
+
+func isCommonHan(r rune) bool    { return hanBits[(r-0x4e00)/64]&(1<<((r-0x4e00)%64)) != 0 }
+func isCommonHangul(r rune) bool { return hangulBits[(r-0xac00)/64]&(1<<((r-0xac00)%64)) != 0 }

@@ -1,0 +1,240 @@
+package textenc
+
+import (
+	"io"
+	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/tokens"
+)
+
+const (
+	// flushBytes is how much normalized text the sink gathers before writing.
+	flushBytes = 32 << 10
+	// tokenBatchBytes is the size of the line-aligned batches handed to the
+	// tokenizer; counting per batch keeps memory bounded, and cutting at a
+	// newline keeps the sum equal to (or a hair above) the whole-file count.
+	tokenBatchBytes = 64 << 10
+	// tokenMaxPendingBytes bounds a batch that has no newline at all (a
+	// minified file): it is cut at a rune boundary instead.
+	tokenMaxPendingBytes = 1 << 20
+	// maxControlShare is the share of control characters (other than tab,
+	// newline, CR, form feed, vertical tab and escape) above which the text
+	// is called binary: 1 in 50.
+	maxControlShare = 50
+)
+
+// sink receives decoded text in arbitrary chunks and writes it out
+// normalized: CRLF and lone CR become LF, and every rune is checked. It
+// accepts only valid UTF-8; legacy decoders always emit it, so an invalid
+// byte can only come from input that claimed to be UTF-8.
+type sink struct {
+	dst      io.Writer
+	res      *Result
+	keepFFFD bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
+
+	afterCR bool   // the last byte written was a CR, so a leading LF is its pair
+	carry   []byte // an incomplete rune left at the end of the last chunk
+	out     []byte // normalized text not yet written
+	lastOut byte   // last byte written, to count a final line without LF
+
+	moji     mojibakeState
+	runes    int64
+	controls int64
+
+	pending []byte // normalized text not yet counted by the tokenizer
+}
+
+func newSink(dst io.Writer, res *Result) *sink {
+	return &sink{dst: dst, res: res, out: make([]byte, 0, flushBytes+utf8.UTFMax+1)}
+}
+
+// write checks and normalizes b. atEOF says no more input follows, so an
+// incomplete rune at the end of b is an error rather than carried over.
+func (s *sink) write(b []byte, atEOF bool) error {
+	if len(s.carry) > 0 {
+		// Complete the carried rune with the first bytes of b; at most 3 bytes
+		// are copied, never the whole chunk.
+		need := min(utf8.UTFMax-len(s.carry), len(b))
+		joined := append(s.carry, b[:need]...)
+		if !utf8.FullRune(joined) && !atEOF {
+			s.carry = joined
+			return nil
+		}
+		_, size := utf8.DecodeRune(joined)
+		if size <= len(s.carry) { // the carried bytes never form a rune
+			return ErrUndecodable
+		}
+		used := size - len(s.carry)
+		s.carry = s.carry[:0]
+		if err := s.scan(joined[:size], atEOF && used == len(b)); err != nil {
+			return err
+		}
+		b = b[used:]
+	}
+	return s.scan(b, atEOF)
+}
+
+// scan processes b, which starts at a rune boundary.
+func (s *sink) scan(b []byte, atEOF bool) error {
+	for i := 0; i < len(b); {
+		if len(s.out) >= flushBytes {
+			if err := s.flush(); err != nil {
+				return err
+			}
+		}
+		c := b[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c == '\r':
+				s.res.CRLF = true
+				s.out = append(s.out, '\n')
+				s.afterCR = true
+				s.moji.reset()
+				s.runes++
+				continue
+			case c == '\n':
+				if s.afterCR {
+					s.afterCR = false
+					continue // second half of a CRLF
+				}
+			case c == 0:
+				return ErrBinary
+			case isControl(rune(c)):
+				s.controls++
+			}
+			s.afterCR = false
+			s.moji.reset()
+			s.runes++
+			s.out = append(s.out, c)
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			if !atEOF && !utf8.FullRune(b[i:]) {
+				s.carry = append(s.carry[:0], b[i:]...)
+				break
+			}
+			return ErrUndecodable
+		}
+		if r == utf8.RuneError && !s.keepFFFD {
+			return ErrUndecodable
+		}
+		if isControl(r) {
+			s.controls++
+		}
+		if s.moji.feed(r) {
+			return ErrMojibake
+		}
+		s.afterCR = false
+		s.runes++
+		s.out = append(s.out, b[i:i+size]...)
+		i += size
+	}
+	if atEOF && len(s.carry) > 0 {
+		return ErrUndecodable
+	}
+	if len(s.out) >= flushBytes {
+		return s.flush()
+	}
+	return nil
+}
+
+// flush writes the gathered text to dst and hands it to the token counter.
+func (s *sink) flush() error {
+	if len(s.out) == 0 {
+		return nil
+	}
+	n, err := s.dst.Write(s.out)
+	s.res.Bytes += int64(n)
+	if err != nil {
+		return err
+	}
+	for _, c := range s.out {
+		if c == '\n' {
+			s.res.Lines++
+		}
+	}
+	s.lastOut = s.out[len(s.out)-1]
+	s.countTokens(s.out, false)
+	s.out = s.out[:0]
+	return nil
+}
+
+// countTokens adds b to the pending batch and counts whole lines once the
+// batch is large enough; final counts everything left.
+func (s *sink) countTokens(b []byte, final bool) {
+	s.pending = append(s.pending, b...)
+	for len(s.pending) >= tokenBatchBytes || (final && len(s.pending) > 0) {
+		cut := len(s.pending)
+		if !final || len(s.pending) > tokenBatchBytes {
+			cut = lastLineEnd(s.pending, tokenMaxPendingBytes)
+			if cut == 0 {
+				if !final {
+					return // wait for a newline or for the cap
+				}
+				cut = len(s.pending)
+			}
+		}
+		s.res.Tokens += tokens.Count(string(s.pending[:cut]))
+		s.pending = append(s.pending[:0], s.pending[cut:]...)
+	}
+}
+
+// lastLineEnd returns the length of the longest prefix of b that ends with a
+// newline; if there is none and b has grown past limit, a prefix that ends on
+// a rune boundary; else 0.
+func lastLineEnd(b []byte, limit int) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			return i + 1
+		}
+	}
+	if len(b) < limit {
+		return 0
+	}
+	cut := len(b)
+	for cut > 0 && !utf8.RuneStart(b[cut-1]) {
+		cut--
+	}
+	if cut > 0 {
+		cut-- // drop the (possibly incomplete) last rune; it stays pending
+	}
+	if cut == 0 {
+		return len(b)
+	}
+	return cut
+}
+
+// close flushes what is left and applies the whole-file checks.
+func (s *sink) close() error {
+	if len(s.carry) > 0 {
+		return ErrUndecodable
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	s.countTokens(nil, true)
+	if s.res.Bytes > 0 && s.lastOut != '\n' {
+		s.res.Lines++
+	}
+	if s.controls*maxControlShare > s.runes {
+		return ErrBinary
+	}
+	return nil
+}
+
+// isControl reports a control character that plain text has no business
+// holding: C0 controls other than \t \n \v \f \r and ESC (kept for ANSI
+// colours in logs), DEL, and the C1 range.
+func isControl(r rune) bool {
+	switch {
+	case r < 0x20:
+		return r != '\t' && r != '\n' && r != '\v' && r != '\f' && r != '\r' && r != 0x1b
+	case r == 0x7f:
+		return true
+	case r >= 0x80 && r < 0xa0:
+		return true
+	}
+	return false
+}
