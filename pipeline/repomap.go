@@ -40,7 +40,7 @@ type RepoMapOptions struct {
 const (
 	defaultMapTokens   = 600
 	agentFileWarnChars = 40_000 // where agents start truncating or warning about instruction files
-	largeModuleShare   = 0.40   // a top-level directory this big also gets its subdirectories listed
+	largeModuleShare   = 0.33   // a top-level directory holding this share of the files also gets its subdirectories listed
 	dominantChildShare = 0.75   // a subdirectory this big is looked through (frontend/src → its children)
 )
 
@@ -287,7 +287,7 @@ func rankDirs(ds []*mapDir) {
 // testDirNames are directory names that hold tests or their fixtures.
 var testDirNames = map[string]bool{
 	"test": true, "tests": true, "__tests__": true, "spec": true, "specs": true, "e2e": true,
-	"testdata": true, "testing": true, "fixtures": true, "__fixtures__": true, "__mocks__": true,
+	"testdata": true, "fixtures": true, "__fixtures__": true, "__mocks__": true,
 	"integration": true, "integration_tests": true, "unit": true,
 }
 
@@ -474,7 +474,7 @@ var dirRoles = map[string]string{
 	"pkg": "library packages", "internal": "internal packages", "lib": "library code", "libs": "library code",
 	"src": "source root", "app": "application code", "apps": "applications", "packages": "workspace packages",
 	"components": "UI components", "pages": "pages and routes", "views": "views", "routes": "routes", "router": "routing",
-	"hooks": "hooks", "store": "state store", "stores": "state store", "styles": "styles", "css": "styles",
+	"hooks": "hooks", "store": "storage", "stores": "storage", "storage": "storage", "styles": "styles", "css": "styles",
 	"assets": "static assets", "static": "static assets", "public": "static assets", "images": "images",
 	"docs": "documentation", "doc": "documentation", "documentation": "documentation",
 	"scripts": "scripts", "tools": "tooling", "bin": "executables and scripts", "hack": "developer scripts",
@@ -493,9 +493,19 @@ var dirRoles = map[string]string{
 	"i18n": "translations", "locales": "translations", "types": "type definitions", "plugins": "plugins", "misc": "miscellany",
 }
 
+// frontEndRoles override dirRoles in directories of front-end code, where
+// api/ calls a server rather than serving one.
+var frontEndRoles = map[string]string{"api": "API client", "store": "state store", "stores": "state store"}
+
+var frontEndLangs = map[string]bool{"JavaScript": true, "TypeScript": true, "TSX": true, "JSX": true, "Vue": true, "Svelte": true}
+
 // dirRole infers a directory's role from its name, else from what it holds.
 func dirRole(d *mapDir) string {
-	if r, ok := dirRoles[strings.ToLower(path.Base(d.path))]; ok {
+	name := strings.ToLower(path.Base(d.path))
+	if r, ok := frontEndRoles[name]; ok && frontEndLangs[d.language()] {
+		return r
+	}
+	if r, ok := dirRoles[name]; ok {
 		return r
 	}
 	switch {
