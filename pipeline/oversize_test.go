@@ -135,3 +135,29 @@ func TestWriteOversizeMissingFile(t *testing.T) {
 		t.Errorf("err = %v, want one naming gone.txt", err)
 	}
 }
+
+// FuzzPreviewHead: a preview never holds more lines than asked, keeps
+// valid UTF-8 valid, and never grows a line past the cut.
+func FuzzPreviewHead(f *testing.F) {
+	for _, s := range []string{"", "a\nb\n", strings.Repeat("é", 1200), "x\r\ny", "\n\n\n"} {
+		f.Add(s, 2)
+	}
+	f.Fuzz(func(t *testing.T, in string, lines int) {
+		lines %= 50
+		got, err := previewHead(strings.NewReader(in), lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(got, "\n"); n > max(lines, 0) {
+			t.Errorf("%d lines for a %d-line preview", n, lines)
+		}
+		if utf8.ValidString(in) && !utf8.ValidString(got) {
+			t.Errorf("preview of valid UTF-8 is invalid: %q", got)
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if len(line) > maxPreviewLineBytes+len(previewCutMarker) {
+				t.Errorf("line of %d bytes", len(line))
+			}
+		}
+	})
+}
