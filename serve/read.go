@@ -1,0 +1,473 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/pipeline"
+)
+
+// ReadFileArgs is read_file's input, the same for MCP and POST /v1/read_file.
+type ReadFileArgs struct {
+	Files        []FileRequest `json:"files"`
+	BudgetTokens int           `json:"budget_tokens,omitempty"`
+}
+
+// FileRequest names one file and, optionally, the lines wanted from it.
+type FileRequest struct {
+	Path   string  `json:"path"`
+	Ranges [][]int `json:"ranges,omitempty"` // [start, end], 1-based, inclusive
+}
+
+// ReadFileResult is read_file's structured output beside the text.
+type ReadFileResult struct {
+	Files        []FileResult `json:"files"`
+	BudgetTokens int          `json:"budget_tokens"`
+	Tokens       int          `json:"tokens"` // o200k tokens charged for the text
+	Cut          bool         `json:"cut"`    // the budget cut the answer
+}
+
+// FileResult is what one file's trailer says, as fields.
+type FileResult struct {
+	Path        string  `json:"path"`
+	DuplicateOf string  `json:"duplicate_of,omitempty"` // canonical copy served for a duplicate
+	TotalLines  int     `json:"total_lines"`
+	Shown       [][]int `json:"shown"`          // [start, end] ranges shown
+	Next        int     `json:"next,omitempty"` // line to continue from
+	Cut         string  `json:"cut,omitempty"`  // "token budget" when the budget cut this file
+	NotRead     bool    `json:"not_read,omitempty"`
+}
+
+// batchLines is how many lines are counted at once. Counting is the cost of
+// a read (o200k runs at ~8 MB/s); 64 keeps the binary search in the last
+// batch to six counts of at most 64 lines.
+const batchLines = 64
+
+// fileRead is one file's read in progress, rendered once all are done.
+type fileRead struct {
+	req     FileRequest
+	entry   *pipeline.Entry // the canonical (staged) entry
+	canon   string
+	ranges  [][2]int
+	asked   bool // ranges came from the caller, not the MaxLines default
+	width   int
+	total   int
+	segs    []segment
+	pastEnd [][2]int // requested ranges that start after the last line
+	tooBig  string   // why nothing fit, when the first line alone exceeds the budget
+	cut     bool
+	notRead bool
+	batches int // token counts taken, for the seam allowance
+}
+
+// segment is a run of consecutive numbered lines, already formatted.
+type segment struct {
+	start, n int
+	text     []byte
+}
+
+// readFile is the read_file tool on one pinned snapshot.
+func (s *Server) readFile(ctx context.Context, sn *snapshot, args ReadFileArgs) (answer, error) {
+	budget, err := s.budget(args.BudgetTokens)
+	if err != nil {
+		return answer{}, err
+	}
+	if len(args.Files) == 0 {
+		return answer{}, fmt.Errorf("%w: files is empty; name at least one path", ErrBadRequest)
+	}
+	if len(args.Files) > s.opts.MaxFiles {
+		return answer{}, fmt.Errorf("%w: %d files asked, at most %d a call", ErrBadRequest, len(args.Files), s.opts.MaxFiles)
+	}
+	// Check every path before reading any: a call either reads or explains.
+	reads := make([]*fileRead, 0, len(args.Files))
+	var errs []error
+	for _, req := range args.Files {
+		fr, err := s.planRead(sn, req)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		reads = append(reads, fr)
+	}
+	if len(errs) > 0 {
+		return answer{}, errors.Join(errs...)
+	}
+
+	// The trailers alone must fit, or the answer could only break the budget.
+	need := worstTrailer(reads[0])
+	for _, fr := range reads[1:] {
+		need += tokens.Count(trailer(&fileRead{req: fr.req, notRead: true}))
+	}
+	if need > budget {
+		return answer{}, fmt.Errorf("%w: budget_tokens %d cannot hold even the trailers of %d files (%d tokens); raise it or read fewer files",
+			ErrBadRequest, budget, len(reads), need)
+	}
+
+	used := 0
+	for i, fr := range reads {
+		later := 0
+		for _, next := range reads[i+1:] {
+			later += tokens.Count(trailer(&fileRead{req: next.req, notRead: true}))
+		}
+		room := budget - used - later - worstTrailer(fr)
+		if room <= 0 || (i > 0 && reads[i-1].cut) || (i > 0 && reads[i-1].notRead) {
+			fr.notRead = true
+		} else {
+			n, err := s.readOne(ctx, sn, fr, room)
+			if err != nil {
+				return answer{}, err
+			}
+			used += n
+		}
+		used += tokens.Count(trailer(fr))
+	}
+
+	text := render(reads)
+	// Batch counts add up to about the whole text's count but BPE gives no
+	// strict guarantee at the seams, so near the limit count the whole answer
+	// and drop lines until it fits: no answer ever exceeds the budget.
+	seams := 2*len(reads) + 1
+	for _, fr := range reads {
+		seams += fr.batches
+	}
+	if used+4*seams > budget {
+		used = tokens.Count(text)
+		for used > budget && trimLast(reads) {
+			text = render(reads)
+			used = tokens.Count(text)
+		}
+		if used > budget { // unreachable given the check on need above; never serve past the budget
+			return answer{}, fmt.Errorf("%w: budget_tokens %d too small for this answer; raise it", ErrBadRequest, budget)
+		}
+	}
+	res := ReadFileResult{BudgetTokens: budget, Tokens: used, Files: make([]FileResult, len(reads))}
+	for i, fr := range reads {
+		res.Files[i] = fr.result()
+		res.Cut = res.Cut || fr.cut || fr.notRead
+	}
+	return answer{text: text, out: res}, nil
+}
+
+func (s *Server) budget(asked int) (int, error) {
+	switch {
+	case asked == 0:
+		return s.opts.DefaultBudget, nil
+	case asked < minBudgetTokens || asked > s.opts.MaxBudget:
+		return 0, fmt.Errorf("%w: budget_tokens %d outside %d..%d", ErrBadRequest, asked, minBudgetTokens, s.opts.MaxBudget)
+	}
+	return asked, nil
+}
+
+// planRead resolves one request: the path, the merged ranges, the rules on
+// oversize files. It touches only the manifest.
+func (s *Server) planRead(sn *snapshot, req FileRequest) (*fileRead, error) {
+	_, canon, err := sn.lookup(req.Path)
+	if err != nil {
+		return nil, err
+	}
+	ce := sn.byPath[canon]
+	ranges, err := mergeRanges(req.Ranges)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadRequest, req.Path, err)
+	}
+	if len(ranges) == 0 {
+		if ce.Oversize {
+			return nil, fmt.Errorf("%w: %s is oversize (%d bytes, %d lines): it is served by range only, e.g. \"ranges\": [[1, %d]]",
+				ErrBadRequest, req.Path, ce.Size, ce.Lines, s.opts.MaxLines)
+		}
+		ranges = [][2]int{{1, s.opts.MaxLines}}
+	}
+	maxLine := ranges[len(ranges)-1][1]
+	if ce.Lines > 0 {
+		maxLine = min(maxLine, ce.Lines)
+	}
+	return &fileRead{req: req, entry: ce, canon: canon, ranges: ranges, asked: len(req.Ranges) > 0, width: numberWidth(maxLine)}, nil
+}
+
+// mergeRanges checks [start, end] pairs and merges overlapping or adjacent
+// ones, in order.
+func mergeRanges(in [][]int) ([][2]int, error) {
+	if len(in) > maxRangesPerFile {
+		return nil, fmt.Errorf("%d ranges, at most %d", len(in), maxRangesPerFile)
+	}
+	rs := make([][2]int, 0, len(in))
+	for _, r := range in {
+		if len(r) != 2 {
+			return nil, fmt.Errorf("range %v: want [start, end]", r)
+		}
+		if r[0] < 1 || r[1] < r[0] {
+			return nil, fmt.Errorf("range [%d, %d]: lines are 1-based and start <= end", r[0], r[1])
+		}
+		rs = append(rs, [2]int{r[0], r[1]})
+	}
+	slices.SortFunc(rs, func(a, b [2]int) int { return a[0] - b[0] })
+	var out [][2]int
+	for _, r := range rs {
+		if n := len(out); n > 0 && r[0] <= out[n-1][1]+1 {
+			out[n-1][1] = max(out[n-1][1], r[1])
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// readOne streams fr's file, keeping the numbered lines of its ranges that
+// fit in room tokens, and returns the tokens they cost.
+func (s *Server) readOne(ctx context.Context, sn *snapshot, fr *fileRead, room int) (int, error) {
+	f, _, err := sn.open(fr.canon)
+	if err != nil {
+		return 0, openError(fr.req.Path, err)
+	}
+	defer f.Close()
+	lr := newLineReader(f, s.opts.MaxLineChars)
+	used, line, eof := 0, 0, false
+	var batch []byte
+	var ends []int // offset in batch after each line
+	batchStart := 0
+
+	// flush counts the batch and keeps what fits; it reports false once the
+	// budget is spent.
+	flush := func() bool {
+		if len(ends) == 0 {
+			return true
+		}
+		defer func() { batch, ends = batch[:0], ends[:0] }()
+		fr.batches++
+		k, n := fitLines(batch, ends, room-used)
+		if k < len(ends) {
+			fr.cut = true
+			if k == 0 && len(fr.segs) == 0 {
+				first := tokens.Count(string(batch[:ends[0]]))
+				fr.tooBig = fmt.Sprintf("line %d alone needs %d tokens, more than the %d left", batchStart, first, room-used)
+			}
+		}
+		if k > 0 {
+			kept := batch[:ends[k-1]]
+			if last := len(fr.segs) - 1; last >= 0 && fr.segs[last].start+fr.segs[last].n == batchStart {
+				fr.segs[last].text = append(fr.segs[last].text, kept...)
+				fr.segs[last].n += k
+			} else {
+				fr.segs = append(fr.segs, segment{start: batchStart, n: k, text: slices.Clone(kept)})
+			}
+			used += n
+		}
+		return !fr.cut
+	}
+
+ranges:
+	for _, r := range fr.ranges {
+		for line < r[0]-1 && !eof {
+			ok, err := lr.skip()
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				line++
+			} else {
+				eof = true
+			}
+		}
+		if eof {
+			if fr.asked {
+				fr.pastEnd = append(fr.pastEnd, r)
+			}
+			continue
+		}
+		for line < r[1] {
+			if len(ends) == 0 && line%batchLines == 0 {
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
+			}
+			text, cutChars, ok, err := lr.next()
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				eof = true
+				if line < r[0] && fr.asked {
+					fr.pastEnd = append(fr.pastEnd, r)
+				}
+				break
+			}
+			line++
+			if len(ends) == 0 {
+				batchStart = line
+			}
+			batch = appendNumbered(batch, line, fr.width, text, cutChars)
+			ends = append(ends, len(batch))
+			if len(ends) == batchLines && !flush() {
+				break ranges
+			}
+		}
+		if !flush() {
+			break
+		}
+	}
+	fr.total = line
+	if !eof {
+		rest, err := lr.countRest(ctx)
+		if err != nil {
+			return 0, err
+		}
+		fr.total += rest
+	}
+	return used, nil
+}
+
+// openError turns an os.Root refusal into ErrRefused; other errors are ours.
+func openError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.Is(err, ErrRefused) {
+		return err
+	}
+	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
+		return fmt.Errorf("%w: %q leads outside the snapshot", ErrRefused, name)
+	}
+	return fmt.Errorf("read %s: %w", name, err)
+}
+
+// trimLast drops the last shown line of the answer; it reports false when
+// nothing is left to drop.
+func trimLast(reads []*fileRead) bool {
+	for i := len(reads) - 1; i >= 0; i-- {
+		fr := reads[i]
+		if len(fr.segs) == 0 {
+			continue
+		}
+		seg := &fr.segs[len(fr.segs)-1]
+		cut := strings.LastIndexByte(string(seg.text[:len(seg.text)-1]), '\n') + 1
+		seg.text = seg.text[:cut]
+		seg.n--
+		if seg.n == 0 {
+			fr.segs = fr.segs[:len(fr.segs)-1]
+		}
+		fr.cut = true
+		return true
+	}
+	return false
+}
+
+func (fr *fileRead) shown() [][]int {
+	out := [][]int{}
+	for _, sg := range fr.segs {
+		out = append(out, []int{sg.start, sg.start + sg.n - 1})
+	}
+	return out
+}
+
+// next is the line to continue from, or 0 when the read reached the end.
+func (fr *fileRead) next() int {
+	last := 0
+	if n := len(fr.segs); n > 0 {
+		last = fr.segs[n-1].start + fr.segs[n-1].n - 1
+	} else if fr.cut && len(fr.ranges) > 0 {
+		return fr.ranges[0][0] // nothing fit: start where it was asked
+	}
+	if last > 0 && last < fr.total {
+		return last + 1
+	}
+	return 0
+}
+
+func (fr *fileRead) result() FileResult {
+	r := FileResult{Path: fr.req.Path, TotalLines: fr.total, Shown: fr.shown(), NotRead: fr.notRead}
+	if fr.canon != fr.req.Path {
+		r.DuplicateOf = fr.canon
+	}
+	if !fr.notRead {
+		r.Next = fr.next()
+	}
+	if fr.cut || fr.notRead {
+		r.Cut = "token budget"
+	}
+	return r
+}
+
+// trailer is the line that ends each file, e.g.
+// [file: a/b.go | total: 812 lines | shown: 1-500 | next: start 501].
+func trailer(fr *fileRead) string {
+	var b strings.Builder
+	b.WriteString("[file: ")
+	b.WriteString(fr.req.Path)
+	if fr.canon != "" && fr.canon != fr.req.Path {
+		b.WriteString(" | duplicate of: ")
+		b.WriteString(fr.canon)
+		b.WriteString(" (same content, served from there)")
+	}
+	if fr.notRead {
+		b.WriteString(" | not read: token budget spent; read it in another call]")
+		return b.String()
+	}
+	fmt.Fprintf(&b, " | total: %d %s | shown: ", fr.total, plural(fr.total, "line", "lines"))
+	if len(fr.segs) == 0 {
+		b.WriteString("none")
+	}
+	for i, sg := range fr.segs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(sg.start))
+		if sg.n > 1 {
+			b.WriteString("-" + strconv.Itoa(sg.start+sg.n-1))
+		}
+	}
+	for _, r := range fr.pastEnd {
+		fmt.Fprintf(&b, " | past the end: %d-%d", r[0], r[1])
+	}
+	if n := fr.next(); n > 0 {
+		fmt.Fprintf(&b, " | next: start %d", n)
+	}
+	if fr.cut {
+		b.WriteString(" | cut: token budget")
+		if fr.tooBig != "" {
+			b.WriteString(" (" + fr.tooBig + "; raise budget_tokens or read fewer files)")
+		}
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// worstTrailer bounds in tokens the trailer fr can end with, so the lines
+// read never crowd it out.
+func worstTrailer(fr *fileRead) int {
+	const big = 999_999_999
+	w := *fr
+	w.total = big
+	w.cut = true
+	w.tooBig = fmt.Sprintf("line %d alone needs %d tokens, more than the %d left", big, big, big)
+	w.segs = nil
+	for _, r := range fr.ranges {
+		w.segs = append(w.segs, segment{start: big, n: 2}, segment{start: big, n: 2})
+		w.pastEnd = append(w.pastEnd, [2]int{big, r[1]})
+	}
+	w.segs = append(w.segs, segment{start: 1, n: 1}) // so next is printed
+	return tokens.Count(trailer(&w)) + 8
+}
+
+// render joins every file's lines and trailer into the answer text.
+func render(reads []*fileRead) string {
+	var b strings.Builder
+	for _, fr := range reads {
+		for _, sg := range fr.segs {
+			b.Write(sg.text)
+		}
+		b.WriteString(trailer(fr))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

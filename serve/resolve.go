@@ -1,0 +1,244 @@
+package serve
+
+import (
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/repoprep/repoprep/pipeline"
+)
+
+const (
+	maxPathBytes   = 4096 // PATH_MAX; nothing longer can be a staged file
+	maxSuggestions = 3
+)
+
+// checkName refuses a requested path that could mean anything but a plain
+// relative file path inside the tree. It looks only at the string: it runs
+// before any disk access, and a name it accepts is always filepath.IsLocal.
+func checkName(name string) error {
+	if why := plainProblem(name); why != "" {
+		return fmt.Errorf("%w: %q: %s", ErrRefused, name, why)
+	}
+	// A name that only becomes a traversal once a client or proxy decodes it
+	// (%2e%2e%2f) or folds it (full-width ．．／) is refused too: it is not
+	// what a well-behaved caller sends, and it is what an attack looks like.
+	folded := norm.NFKC.String(name)
+	for _, alt := range []string{folded, unescape(name), unescape(folded)} {
+		if alt == name {
+			continue
+		}
+		if why := plainProblem(alt); why != "" {
+			return fmt.Errorf("%w: %q: decodes to %q: %s", ErrRefused, name, alt, why)
+		}
+	}
+	return nil
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	u, err := url.PathUnescape(s)
+	if err != nil {
+		return s
+	}
+	return u
+}
+
+// plainProblem says what is wrong with name as a literal path, or "".
+func plainProblem(name string) string {
+	switch {
+	case name == "":
+		return "empty path"
+	case len(name) > maxPathBytes:
+		return "path too long"
+	case !utf8.ValidString(name):
+		return "not valid UTF-8"
+	case name[0] == '/':
+		return "absolute path; give it relative to the snapshot root, as list_files shows it"
+	case len(name) >= 2 && name[1] == ':' && isASCIILetter(name[0]):
+		return "drive-letter path; give it relative to the snapshot root"
+	case strings.HasSuffix(name, "/"):
+		return "names a directory; use list_files with this prefix"
+	}
+	for _, r := range name {
+		switch {
+		case r == 0:
+			return "contains NUL"
+		case r == '\\':
+			return "contains a backslash; the separator is /"
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			return "contains a control character"
+		}
+	}
+	for seg := range strings.SplitSeq(name, "/") {
+		switch seg {
+		case "":
+			return "empty path segment (//)"
+		case ".", "..":
+			return "'.' and '..' segments are not allowed"
+		}
+	}
+	return ""
+}
+
+func isASCIILetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
+
+// lookup checks name and finds the entry that serves it: the staged path to
+// open and, for a duplicate, the path the caller asked for differs from it.
+func (sn *snapshot) lookup(name string) (*pipeline.Entry, string, error) {
+	if err := checkName(name); err != nil {
+		return nil, "", err
+	}
+	e, ok := sn.byPath[name]
+	if !ok {
+		if sn.isDir(name) {
+			return nil, "", fmt.Errorf("%w: %q is a directory; use list_files with prefix %q", ErrRefused, name, name+"/")
+		}
+		return nil, "", sn.notFound(name)
+	}
+	canon := sn.canonical(e)
+	if canon == "" {
+		why := e.Reason
+		if why == "" {
+			why = e.Category
+		}
+		return nil, "", fmt.Errorf("%w: %q is in files.json but not staged (%s), so it cannot be read", ErrNotFound, name, why)
+	}
+	// files.json is our own output, but it is read from disk: check it too.
+	if err := checkName(canon); err != nil {
+		return nil, "", err
+	}
+	return e, canon, nil
+}
+
+// notFound builds the "not found" error with up to three existing paths that
+// look closest. They are offered as suggestions, never served in its place.
+func (sn *snapshot) notFound(name string) error {
+	near := sn.closest(name)
+	if len(near) == 0 {
+		return fmt.Errorf("%w: %q (no similar path; use list_files or search)", ErrNotFound, name)
+	}
+	return fmt.Errorf("%w: %q; closest existing paths: %s", ErrNotFound, name, strings.Join(near, ", "))
+}
+
+// closest ranks readable paths by likeness to name: the same base name
+// elsewhere first, then small edit distances over the whole path or the base.
+func (sn *snapshot) closest(name string) []string {
+	type cand struct {
+		path string
+		dist int
+	}
+	var cands []cand
+	seen := map[string]bool{}
+	base := path.Base(name)
+	for _, p := range sn.byBase[base] {
+		cands = append(cands, cand{p, editDistance(name, p, len(name)+len(p))})
+		seen[p] = true
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return a.dist - b.dist })
+	if len(cands) > maxSuggestions {
+		cands = cands[:maxSuggestions]
+	}
+	if len(cands) < maxSuggestions {
+		limit := max(2, len(name)/5)
+		baseLimit := max(1, len(base)/4)
+		var more []cand
+		for _, e := range sn.readable {
+			if seen[e.Path] {
+				continue
+			}
+			if d := editDistance(name, e.Path, limit); d <= limit {
+				more = append(more, cand{e.Path, d})
+			} else if d := editDistance(base, path.Base(e.Path), baseLimit); d <= baseLimit {
+				more = append(more, cand{e.Path, limit + 1 + d}) // rank after whole-path matches
+			}
+		}
+		slices.SortStableFunc(more, func(a, b cand) int { return a.dist - b.dist })
+		cands = append(cands, more[:min(len(more), maxSuggestions-len(cands))]...)
+	}
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c.path
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b in bytes, or
+// limit+1 as soon as it is known to exceed limit: the length filter and the
+// row minimum keep a scan over a large manifest cheap.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// open opens the staged file rel through the tree's os.Root, which refuses
+// any name that would leave the tree, symlinks included, atomically with the
+// open. On top of that the file must be a regular file with one link, and
+// the same file the pre-open Lstat saw: a symlink or hard link planted into
+// the tree after publication, even one pointing inside it, is refused.
+// O_NONBLOCK keeps a FIFO planted in the tree from blocking the open.
+func (sn *snapshot) open(rel string) (*os.File, os.FileInfo, error) {
+	before, err := sn.tree.Lstat(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w: %q is not a regular file in the snapshot (%s)", ErrRefused, rel, before.Mode().Type())
+	}
+	f, err := sn.tree.OpenFile(rel, os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	switch {
+	case !fi.Mode().IsRegular() || !os.SameFile(before, fi):
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %q changed while it was opened (not the regular file files.json lists)", ErrRefused, rel)
+	case linkCount(fi) == 0:
+		// Unlinked after the open: the publisher removed this (old) snapshot.
+		// Not the caller's fault; withSnapshot retries on the new one.
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: removed while being opened: %w", rel, fs.ErrNotExist)
+	case linkCount(fi) != 1:
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %q has %d hard links; the snapshot holds single-link files only", ErrRefused, rel, linkCount(fi))
+	}
+	return f, fi, nil
+}

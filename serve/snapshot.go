@@ -1,0 +1,265 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/repoprep/repoprep/pipeline"
+)
+
+// snapshotID tells two publications of OUT apart. `repoprep run` swaps a whole
+// new directory in, so OUT's inode changes; files.json's identity and mtime
+// also catch a snapshot rewritten in place.
+type snapshotID struct {
+	dirDev, dirIno   uint64
+	listIno, listLen int64
+	listMod          time.Time
+}
+
+// snapshot is one loaded publication: its manifest and an os.Root opened on
+// its tree/ directory. The Root pins that directory, so a snapshot keeps
+// serving the files it was loaded with after OUT is swapped. Read-only after
+// load, so requests share it without locks.
+type snapshot struct {
+	id       snapshotID
+	manifest *pipeline.Manifest
+	byPath   map[string]*pipeline.Entry
+	byBase   map[string][]string // base name -> readable paths, for "did you mean"
+	readable []*pipeline.Entry   // staged files and duplicates, sorted by path
+	paths    []string            // every manifest path, sorted, for directory checks
+	repoMap  string
+	tree     *os.Root
+
+	refs    int  // requests using it; guarded by Server.mu
+	retired bool // replaced or closed; guarded by Server.mu
+}
+
+// loadSnapshot opens OUT once and reads everything through that one handle,
+// so a swap in the middle of loading cannot give a manifest from one
+// publication and a tree from another.
+func loadSnapshot(out string) (*snapshot, error) {
+	dir, err := os.OpenRoot(out)
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot: %w", err)
+	}
+	defer dir.Close() // the tree Root below holds its own handle
+	di, err := dir.Stat(".")
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot: %w", err)
+	}
+	li, err := dir.Stat("files.json")
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot: %w", err)
+	}
+	data, err := dir.ReadFile("files.json")
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot: %w", err)
+	}
+	m, err := pipeline.ParseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot %s: %w", out, err)
+	}
+	repoMap, err := dir.ReadFile("REPO_MAP.md")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("open snapshot: %w", err)
+	}
+	tree, err := dir.OpenRoot("tree")
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot: %w", err)
+	}
+	sn := &snapshot{
+		id:       identify(di, li),
+		manifest: m,
+		byPath:   make(map[string]*pipeline.Entry, len(m.Files)),
+		byBase:   make(map[string][]string),
+		repoMap:  string(repoMap),
+		tree:     tree,
+	}
+	for i := range m.Files {
+		e := &m.Files[i]
+		sn.byPath[e.Path] = e
+		sn.paths = append(sn.paths, e.Path)
+	}
+	slices.Sort(sn.paths)
+	for _, p := range sn.paths {
+		e := sn.byPath[p]
+		if sn.canonical(e) == "" {
+			continue
+		}
+		sn.readable = append(sn.readable, e)
+		base := path.Base(p)
+		sn.byBase[base] = append(sn.byBase[base], p)
+	}
+	return sn, nil
+}
+
+// canonical returns the staged path that serves e, or "" when e is not
+// readable: a staged entry serves itself, a duplicate its staged canonical copy.
+func (sn *snapshot) canonical(e *pipeline.Entry) string {
+	if e.Staged {
+		return e.Path
+	}
+	if e.DuplicateOf != "" {
+		if c, ok := sn.byPath[e.DuplicateOf]; ok && c.Staged {
+			return c.Path
+		}
+	}
+	return ""
+}
+
+func (sn *snapshot) close() { sn.tree.Close() }
+
+// statID identifies what OUT holds right now, by path.
+func statID(out string) (snapshotID, error) {
+	di, err := os.Stat(out)
+	if err != nil {
+		return snapshotID{}, err
+	}
+	li, err := os.Stat(filepath.Join(out, "files.json"))
+	if err != nil {
+		return snapshotID{}, err
+	}
+	return identify(di, li), nil
+}
+
+func identify(dir, list fs.FileInfo) snapshotID {
+	id := snapshotID{listLen: list.Size(), listMod: list.ModTime()}
+	id.dirDev, id.dirIno = devIno(dir)
+	_, ino := devIno(list)
+	id.listIno = int64(ino)
+	return id
+}
+
+// refresh swaps in a new snapshot when OUT changed since the last load. It
+// costs two stats per request. Any trouble (OUT missing for an instant during
+// a non-atomic publish, a half-written manifest) keeps the current snapshot:
+// a swap must never fail a request.
+func (s *Server) refresh() {
+	if id, err := statID(s.out); err != nil || s.isCurrent(id) {
+		return // the common case: two stats, no reload lock
+	}
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	// A publication may replace OUT again while we load it (and delete the
+	// directory we were reading); a few tries follow it to the newest one.
+	for try := 0; try < 5; try++ {
+		id, err := statID(s.out)
+		if err != nil || s.isCurrent(id) {
+			return
+		}
+		sn, err := loadSnapshot(s.out)
+		if err != nil {
+			if now, serr := statID(s.out); serr == nil && now != id {
+				continue // replaced while loading: load the newer one
+			}
+			s.log.Warn("snapshot reload failed; still serving the previous one", "out", s.out, "err", err)
+			s.mu.Lock()
+			s.badID = id
+			s.mu.Unlock()
+			return
+		}
+		s.install(sn)
+		return
+	}
+}
+
+// install makes sn current and retires the snapshot it replaces.
+func (s *Server) install(sn *snapshot) {
+	s.mu.Lock()
+	if s.cur == nil { // closed meanwhile
+		s.mu.Unlock()
+		sn.close()
+		return
+	}
+	old := s.cur
+	s.cur = sn
+	closeOld := s.retireLocked(old)
+	s.mu.Unlock()
+	if closeOld {
+		old.close()
+	}
+	s.log.Info("snapshot reloaded", "out", s.out, "files", len(sn.manifest.Files), "readable", len(sn.readable))
+}
+
+func (s *Server) isCurrent(id snapshotID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur == nil || s.cur.id == id || s.badID == id
+}
+
+// retireLocked marks sn replaced and reports whether the caller must close it
+// now (no request holds it). s.mu must be held.
+func (s *Server) retireLocked(sn *snapshot) bool {
+	sn.retired = true
+	return sn.refs == 0
+}
+
+// acquire pins the current snapshot for one request.
+func (s *Server) acquire() (*snapshot, error) {
+	s.refresh()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return nil, errors.New("server closed")
+	}
+	s.cur.refs++
+	return s.cur, nil
+}
+
+// release unpins sn, closing it when it was retired and this was its last user.
+func (s *Server) release(sn *snapshot) {
+	s.mu.Lock()
+	sn.refs--
+	closeNow := sn.retired && sn.refs == 0
+	s.mu.Unlock()
+	if closeNow {
+		sn.close()
+	}
+}
+
+// maxSwapRetries bounds reruns of one call across publications. Each rerun
+// needs a newer snapshot than the last, so the bound only matters when
+// publications come faster than reads; the request timeout bounds it too.
+const maxSwapRetries = 100
+
+// withSnapshot runs fn on a pinned snapshot. If fn fails on an I/O error and
+// a newer snapshot has appeared meanwhile (the publisher may delete the old
+// directory right after the swap), the whole call is rerun on the new one, so
+// an answer always comes from exactly one snapshot and never fails because of
+// a swap.
+func (s *Server) withSnapshot(ctx context.Context, fn func(context.Context, *snapshot) (answer, error)) (answer, error) {
+	for attempt := 0; ; attempt++ {
+		sn, err := s.acquire()
+		if err != nil {
+			return answer{}, err
+		}
+		ans, err := fn(ctx, sn)
+		s.release(sn)
+		if err == nil || isClientError(err) || ctx.Err() != nil || attempt == maxSwapRetries {
+			return ans, err
+		}
+		s.refresh()
+		s.mu.Lock()
+		stale := s.cur != sn
+		s.mu.Unlock()
+		if !stale {
+			return ans, err
+		}
+	}
+}
+
+// isDir reports whether name is a directory in the snapshot: some listed
+// path lies under it.
+func (sn *snapshot) isDir(name string) bool {
+	prefix := name + "/"
+	i, _ := slices.BinarySearch(sn.paths, prefix)
+	return i < len(sn.paths) && strings.HasPrefix(sn.paths[i], prefix)
+}
