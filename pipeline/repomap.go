@@ -640,10 +640,10 @@ func mapElide(s string, maxRunes int) string {
 
 // mapNum formats n with thousands separators.
 func mapNum(n int) string {
-	s := fmt.Sprint(n)
 	if n < 0 {
 		return "-" + mapNum(-n)
 	}
+	s := fmt.Sprint(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
@@ -711,7 +711,7 @@ func readAgentFile(e *Entry, tree fs.FS) mapAgent {
 	if !e.Staged || tree == nil {
 		return a
 	}
-	data, err := readHead(tree, e.Path, mapAgentBytes)
+	data, err := readStagedHead(tree, e.Path, mapAgentBytes)
 	if err != nil {
 		return a
 	}
@@ -719,8 +719,8 @@ func readAgentFile(e *Entry, tree fs.FS) mapAgent {
 	return a
 }
 
-// readHead reads at most limit bytes of a staged file.
-func readHead(tree fs.FS, name string, limit int64) ([]byte, error) {
+// readStagedHead reads at most limit bytes of a staged file.
+func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
 	if tree == nil || !fs.ValidPath(name) {
 		return nil, fs.ErrInvalid
 	}
@@ -740,7 +740,7 @@ func projectKind(staged []*Entry, tree fs.FS) string {
 		switch e.Path {
 		case "go.mod":
 			kind := "Go module"
-			if head, err := readHead(tree, e.Path, mapHeadBytes); err == nil {
+			if head, err := readStagedHead(tree, e.Path, mapHeadBytes); err == nil {
 				if mod := modfile.ModulePath(head); mod != "" {
 					kind += " " + mapCode(mod)
 				}
@@ -749,7 +749,7 @@ func projectKind(staged []*Entry, tree fs.FS) string {
 		case "package.json":
 			kind := "npm package"
 			var pkg struct{ Name string }
-			if data, err := readHead(tree, e.Path, mapConfigBytes); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Name != "" {
+			if data, err := readStagedHead(tree, e.Path, mapConfigBytes); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Name != "" {
 				kind += " " + mapCode(pkg.Name)
 			}
 			kinds = append(kinds, kind)
@@ -866,7 +866,7 @@ func isGoMain(files []string, tree fs.FS) bool {
 		return slices.ContainsFunc(files, func(p string) bool { return path.Base(p) == "main.go" })
 	}
 	for _, p := range files {
-		head, err := readHead(tree, p, mapHeadBytes)
+		head, err := readStagedHead(tree, p, mapHeadBytes)
 		if err != nil {
 			continue
 		}
@@ -908,7 +908,7 @@ func isBuildIgnored(file *ast.File) bool {
 
 // packageScripts lists a package.json's script names, the usual ones first.
 func packageScripts(tree fs.FS, p string) []string {
-	data, err := readHead(tree, p, mapConfigBytes)
+	data, err := readStagedHead(tree, p, mapConfigBytes)
 	if err != nil {
 		return nil
 	}
@@ -938,7 +938,7 @@ var makeTargetLine = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_./-]*)\s*:([^=]
 
 // makeTargets lists a Makefile's explicit targets in file order.
 func makeTargets(tree fs.FS, p string) []string {
-	data, err := readHead(tree, p, mapConfigBytes)
+	data, err := readStagedHead(tree, p, mapConfigBytes)
 	if err != nil {
 		return nil
 	}
