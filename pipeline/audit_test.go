@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,15 +38,15 @@ func TestBuildAudit(t *testing.T) {
 		{"staged", a.Staged, 5},
 		{"staged bytes", a.StagedBytes, int64(1200 + 800 + 3000 + 500 + 300)},
 		{"pruned", a.Pruned, 1},
-		{"categories", names(a.Categories), []string{"source", "text", "data", "document", "junk"}},
+		{"categories", countNames(a.Categories), []string{"source", "text", "data", "document", "junk"}},
 		{"source files", a.Categories[0].Files, 5},
-		{"reasons", names(a.Reasons), []string{"data/archive", "document/pdf", "junk/media"}},
-		{"extensions, ties by name", names(a.Extensions)[:4], []string{".go", ".txt", "(none)", ".md"}},
-		{"compound extension", contains(names(a.Extensions), ".tar.gz"), true},
-		{"no extension", contains(names(a.Extensions), "(none)"), true},
-		{"dirs by files, subtrees counted", names(a.DirsByFiles)[:3], []string{"docs", "internal", "internal/db"}},
-		{"dirs by bytes", names(a.DirsByBytes)[:2], []string{"backup", "docs"}},
-		{"root files", contains(names(a.DirsByFiles), "."), true},
+		{"reasons", countNames(a.Reasons), []string{"data/archive", "document/pdf", "junk/media"}},
+		{"extensions, ties by name", countNames(a.Extensions)[:4], []string{".go", ".txt", "(none)", ".md"}},
+		{"compound extension", slices.Contains(countNames(a.Extensions), ".tar.gz"), true},
+		{"no extension", slices.Contains(countNames(a.Extensions), "(none)"), true},
+		{"dirs by files, subtrees counted", countNames(a.DirsByFiles)[:3], []string{"docs", "internal", "internal/db"}},
+		{"dirs by bytes", countNames(a.DirsByBytes)[:2], []string{"backup", "docs"}},
+		{"root files", slices.Contains(countNames(a.DirsByFiles), "."), true},
 		{"large files, largest first", a.LargeFiles, []AuditFile{{Path: "backup/site.tar.gz", Size: 40 << 20, Category: "data"}, {Path: "docs/manual.pdf", Size: 6 << 20, Category: "document"}}},
 		{"mismatches", a.Mismatches, []AuditFile{{Path: "backup/notes.txt", Size: 100, Category: "data", Mime: "application/zip"}}},
 		{"encodings", a.Encodings, []AuditCount{{Name: "utf-8", Files: 4, Bytes: 5300}, {Name: "gb18030", Files: 1, Bytes: 500}}},
@@ -135,19 +136,10 @@ func TestAuditRenderWriteError(t *testing.T) {
 	}
 }
 
-func names(cs []AuditCount) []string {
+func countNames(cs []AuditCount) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Name)
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

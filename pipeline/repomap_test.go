@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -303,7 +304,7 @@ func TestRepoMapTokenLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := string(RepoMap(tt.m, RepoMapOptions{Name: strings.Repeat("名", 200), TokenLimit: tt.limit}))
-			limit := cmpOr(tt.limit, defaultMapTokens)
+			limit := cmp.Or(tt.limit, defaultMapTokens)
 			if n := tokens.Count(got); n >= limit {
 				t.Errorf("map is %d tokens, want under %d:\n%s", n, limit, got)
 			}
@@ -317,13 +318,6 @@ func TestRepoMapTokenLimit(t *testing.T) {
 			}
 		})
 	}
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 func TestTestPattern(t *testing.T) {

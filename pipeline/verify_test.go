@@ -86,29 +86,29 @@ func TestVerify(t *testing.T) {
 	}{
 		{"clean", func(*testing.T, string) {}, nil},
 		{"missing file", func(t *testing.T, dir string) {
-			must(t, os.Remove(filepath.Join(dir, "tree", "main.go")))
+			noErr(t, os.Remove(filepath.Join(dir, "tree", "main.go")))
 		}, []string{"tree/main.go: missing"}},
 		{"changed content", func(t *testing.T, dir string) {
-			must(t, os.WriteFile(filepath.Join(dir, "tree", "main.go"), []byte("package main\n\nfunc main() {}\n\n"), 0o644))
+			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "main.go"), []byte("package main\n\nfunc main() {}\n\n"), 0o644))
 		}, []string{"tree/main.go: content changed"}},
 		{"changed line count", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
 		}, []string{"tree/docs/guide.md: 2 lines, files.json records 3"}},
 		{"extra file in tree", func(t *testing.T, dir string) {
-			must(t, os.WriteFile(filepath.Join(dir, "tree", "dir", "planted.sh"), []byte("rm -rf /\n"), 0o644))
+			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "dir", "planted.sh"), []byte("rm -rf /\n"), 0o644))
 		}, []string{"tree/dir/planted.sh: not listed in files.json"}},
 		{"duplicate left in tree", func(t *testing.T, dir string) {
-			must(t, os.WriteFile(filepath.Join(dir, "tree", "docs", "guide-copy.md"), []byte("# Guide\nno final newline"), 0o644))
+			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "docs", "guide-copy.md"), []byte("# Guide\nno final newline"), 0o644))
 		}, []string{"tree/docs/guide-copy.md: present, but files.json says it is not staged"}},
 		{"symlink in tree", func(t *testing.T, dir string) {
-			must(t, os.Remove(filepath.Join(dir, "tree", "empty.txt")))
-			must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "tree", "empty.txt")))
+			noErr(t, os.Remove(filepath.Join(dir, "tree", "empty.txt")))
+			noErr(t, os.Symlink("/etc/passwd", filepath.Join(dir, "tree", "empty.txt")))
 		}, []string{"tree/empty.txt: not a regular file"}},
 		{"files.json bad schema", func(t *testing.T, dir string) {
 			replaceIn(t, filepath.Join(dir, "files.json"), FilesSchema, "repoprep.files/v0")
 		}, []string{`files.json: parse files.json: schema "repoprep.files/v0"`}},
 		{"files.json unparsable", func(t *testing.T, dir string) {
-			must(t, os.WriteFile(filepath.Join(dir, "files.json"), []byte(`{"schema": "repoprep.files/v1", "files": [`), 0o644))
+			noErr(t, os.WriteFile(filepath.Join(dir, "files.json"), []byte(`{"schema": "repoprep.files/v1", "files": [`), 0o644))
 		}, []string{"files.json: parse files.json: unexpected EOF"}},
 		{"files.json unsorted", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.Files[0], m.Files[1] = m.Files[1], m.Files[0] })
@@ -123,19 +123,19 @@ func TestVerify(t *testing.T) {
 			replaceIn(t, filepath.Join(dir, "oversize.json"), `"preview"`, `"previw"`)
 		}, []string{`oversize.json: parse: json: unknown field "previw"`}},
 		{"oversize.json drops a file", func(t *testing.T, dir string) {
-			must(t, os.WriteFile(filepath.Join(dir, "oversize.json"), []byte(`{"schema": "repoprep.oversize/v1", "files": []}`), 0o644))
+			noErr(t, os.WriteFile(filepath.Join(dir, "oversize.json"), []byte(`{"schema": "repoprep.oversize/v1", "files": []}`), 0o644))
 		}, []string{`oversize.json: does not list oversize file "logs/big.txt"`}},
 		{"secrets.json unparsable", func(t *testing.T, dir string) {
-			must(t, os.WriteFile(filepath.Join(dir, "secrets.json"), []byte("{not json"), 0o644))
+			noErr(t, os.WriteFile(filepath.Join(dir, "secrets.json"), []byte("{not json"), 0o644))
 		}, []string{"secrets.json: parse: invalid character"}},
 		{"secrets.json disagrees with files.json", func(t *testing.T, dir string) {
 			replaceIn(t, filepath.Join(dir, "secrets.json"), `"path": "secret.env"`, `"path": "main.go"`)
 		}, []string{`secrets.json: 0 findings for "secret.env", files.json records 1`, `secrets.json: 1 findings for "main.go", files.json records 0`}},
 		{"report.json missing", func(t *testing.T, dir string) {
-			must(t, os.Remove(filepath.Join(dir, "report.json")))
+			noErr(t, os.Remove(filepath.Join(dir, "report.json")))
 		}, []string{"report.json: missing"}},
 		{"REPO_MAP.md missing", func(t *testing.T, dir string) {
-			must(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
+			noErr(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
 		}, []string{"REPO_MAP.md: missing"}},
 	}
 	for _, tt := range tests {
@@ -187,7 +187,7 @@ func TestVerifyCancelled(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
+func noErr(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -211,25 +211,25 @@ func editManifest(t *testing.T, dir string, edit func(*Manifest)) {
 	}
 	edit(m)
 	var b bytes.Buffer
-	must(t, EncodeJSON(&b, m))
-	must(t, os.WriteFile(filepath.Join(dir, "files.json"), b.Bytes(), 0o644))
+	noErr(t, EncodeJSON(&b, m))
+	noErr(t, os.WriteFile(filepath.Join(dir, "files.json"), b.Bytes(), 0o644))
 }
 
 func rewriteOversize(t *testing.T, dir string, m *Manifest, tree fstest.MapFS) {
 	t.Helper()
 	var b bytes.Buffer
-	must(t, WriteOversize(&b, m, tree, 3))
-	must(t, os.WriteFile(filepath.Join(dir, "oversize.json"), b.Bytes(), 0o644))
+	noErr(t, WriteOversize(&b, m, tree, 3))
+	noErr(t, os.WriteFile(filepath.Join(dir, "oversize.json"), b.Bytes(), 0o644))
 }
 
 func replaceIn(t *testing.T, name, old, new string) {
 	t.Helper()
 	data, err := os.ReadFile(name)
-	must(t, err)
+	noErr(t, err)
 	if !bytes.Contains(data, []byte(old)) {
 		t.Fatalf("%s does not contain %q", name, old)
 	}
-	must(t, os.WriteFile(name, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
+	noErr(t, os.WriteFile(name, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
 }
 
 // benchSnapshot writes files of 16 KiB, 32 MiB in all, as a snapshot.
