@@ -32,7 +32,7 @@ func (s *Server) Handler() http.Handler {
 			MaxRequestBodyBytes: s.opts.MaxBodyBytes,
 			Logger:              s.log,
 		}))
-	mux.Handle("POST /v1/{tool}", localOnly(http.HandlerFunc(s.handleTool)))
+	mux.Handle("/v1/{tool}", localOnly(http.HandlerFunc(s.handleTool)))
 	mux.HandleFunc("GET /healthz", s.handleHealth)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint; use POST /v1/<tool>, /mcp or GET /healthz")
@@ -43,6 +43,11 @@ func (s *Server) Handler() http.Handler {
 // handleTool runs one tool from a JSON body and answers
 // {"text": ..., structured fields} or {"error": ...}.
 func (s *Server) handleTool(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "use POST with the tool's arguments as a JSON body")
+		return
+	}
 	t, ok := s.tools[r.PathValue("tool")]
 	if !ok {
 		names := make([]string, 0, len(s.tools))

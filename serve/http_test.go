@@ -1,0 +1,205 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func post(t *testing.T, url, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("POST %s: body %q is not JSON: %v", url, data, err)
+	}
+	return resp.StatusCode, out
+}
+
+func TestHTTPAPI(t *testing.T) {
+	var logBuf bytes.Buffer
+	srv, _ := newTestServer(t, nil, Options{MaxBodyBytes: 1024, Logger: slog.New(slog.NewJSONHandler(&logBuf, nil))})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+
+	tests := []struct {
+		name, path, body string
+		status           int
+		want             string // substring of "text" or "error"
+	}{
+		{"read", "/v1/read_file", `{"files":[{"path":"nonl.txt"}]}`, 200, "   2 | two\n[file: nonl.txt | total: 2 lines | shown: 1-2]"},
+		{"read ranges", "/v1/read_file", `{"files":[{"path":"big.txt","ranges":[[5,6]]}],"budget_tokens":500}`, 200, "   6 | line 6 of big\n"},
+		{"list", "/v1/list_files", `{"prefix":"docs/"}`, 200, "docs/guide.md | "},
+		{"list, empty body", "/v1/list_files", ``, 200, "[files: 1-12 of 12]"},
+		{"search", "/v1/search", `{"pattern":"TODO","path_glob":"docs/*"}`, 200, "docs/guide.md:4:TODO: write more"},
+		{"repo map", "/v1/repo_map", `{}`, 200, "# Repository map"},
+		{"bad JSON", "/v1/read_file", `{"files":`, 400, "not a JSON object"},
+		{"unknown field", "/v1/read_file", `{"files":[{"path":"nonl.txt"}],"budget":5}`, 400, "budget"},
+		{"six files", "/v1/read_file", `{"files":[{"path":"a"},{"path":"a"},{"path":"a"},{"path":"a"},{"path":"a"},{"path":"a"}]}`, 400, "bad request"},
+		{"budget too big", "/v1/read_file", `{"files":[{"path":"nonl.txt"}],"budget_tokens":99999999}`, 400, "bad request"},
+		{"traversal", "/v1/read_file", `{"files":[{"path":"../files.json"}]}`, 400, "path refused"},
+		{"encoded traversal", "/v1/read_file", `{"files":[{"path":"%2e%2e%2ffiles.json"}]}`, 400, "path refused"},
+		{"backslash", "/v1/read_file", `{"files":[{"path":"src\\app\\main.go"}]}`, 400, "backslash"},
+		{"oversize unranged", "/v1/read_file", `{"files":[{"path":"dump.sql"}]}`, 400, "served by range only"},
+		{"bad regexp", "/v1/search", `{"pattern":"("}`, 400, "RE2"},
+		{"unknown path", "/v1/read_file", `{"files":[{"path":"src/app/mian.go"}]}`, 404, "closest existing paths: src/app/main.go"},
+		{"not staged", "/v1/read_file", `{"files":[{"path":"link-out"}]}`, 404, "not staged"},
+		{"unknown tool", "/v1/write_file", `{}`, 404, "unknown tool"},
+		{"unknown endpoint", "/v2/read_file", `{}`, 404, "no such endpoint"},
+		{"body too large", "/v1/read_file", `{"files":[{"path":"` + strings.Repeat("a", 2000) + `"}]}`, 413, "larger than 1024"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, out := post(t, ts.URL+tt.path, tt.body)
+			if status != tt.status {
+				t.Errorf("status %d, want %d: %v", status, tt.status, out)
+			}
+			msg, _ := out["text"].(string)
+			if status != 200 {
+				msg, _ = out["error"].(string)
+			}
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("answer lacks %q: %v", tt.want, out)
+			}
+		})
+	}
+
+	// Structured fields sit beside the text.
+	_, out := post(t, ts.URL+"/v1/read_file", `{"files":[{"path":"big.txt"}]}`)
+	files := out["files"].([]any)
+	if f := files[0].(map[string]any); f["next"].(float64) != 501 || f["total_lines"].(float64) != 812 || out["budget_tokens"].(float64) != 8000 {
+		t.Errorf("structured fields = %v", f)
+	}
+
+	// The access log records calls, never content.
+	if log := logBuf.String(); !strings.Contains(log, `"tool":"read_file"`) || !strings.Contains(log, `"status":404`) || strings.Contains(log, "line 6 of big") || strings.Contains(log, "TODO: write more") {
+		t.Errorf("access log:\n%s", log)
+	}
+}
+
+func TestHTTPMethodsAndHealth(t *testing.T) {
+	srv, _ := newTestServer(t, nil, Options{})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"status":"ok"`) {
+		t.Errorf("healthz = %d %s", resp.StatusCode, body)
+	}
+	resp, err = http.Get(ts.URL + "/v1/read_file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /v1/read_file = %d, want 405", resp.StatusCode)
+	}
+	// A DNS-rebinding page reaches a loopback listener under a foreign Host.
+	req, _ := http.NewRequest("POST", ts.URL+"/v1/repo_map", strings.NewReader(`{}`))
+	req.Host = "evil.example"
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Host = %d, want 403", resp.StatusCode)
+	}
+	srv.Close()
+	resp, err = http.Get(ts.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("healthz after Close = %d, want 503", resp.StatusCode)
+	}
+}
+
+func TestHTTPTooManyInFlight(t *testing.T) {
+	srv, _ := newTestServer(t, nil, Options{MaxInFlight: 2})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	srv.inFlight <- struct{}{} // two calls running
+	srv.inFlight <- struct{}{}
+	status, out := post(t, ts.URL+"/v1/repo_map", `{}`)
+	if status != http.StatusTooManyRequests || !strings.Contains(out["error"].(string), "too many requests") {
+		t.Errorf("full server: %d %v", status, out)
+	}
+	<-srv.inFlight
+	if status, _ := post(t, ts.URL+"/v1/repo_map", `{}`); status != 200 {
+		t.Errorf("with a free slot: %d", status)
+	}
+}
+
+func TestHTTPMCP(t *testing.T) {
+	srv, _ := newTestServer(t, nil, Options{})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, name := range []string{"read_file", "list_files", "search", "repo_map"} {
+		args := map[string]any{}
+		switch name {
+		case "read_file":
+			args["files"] = []any{map[string]any{"path": "src/app/main.go"}}
+		case "search":
+			args["pattern"] = "main"
+		}
+		text, _, isErr := callTool(t, cs, name, args)
+		if isErr || text == "" {
+			t.Errorf("%s over /mcp: %q", name, text)
+		}
+	}
+}
+
+func TestServeShutsDownOnCancel(t *testing.T) {
+	srv, _ := newTestServer(t, nil, Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String()
+	if status, _ := post(t, url+"/v1/repo_map", `{}`); status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+	if _, err := http.Get(url + "/healthz"); err == nil {
+		t.Error("still accepting connections after shutdown")
+	}
+}
