@@ -471,3 +471,15 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// ReadFile runs read_file outside MCP and HTTP, as `repoprep read` does:
+// same validation, budget and answer, logged as via "cli".
+func (s *Server) ReadFile(ctx context.Context, args ReadFileArgs) (string, ReadFileResult, error) {
+	ans, err := s.call(ctx, "cli", "read_file", nil, func(ctx context.Context, sn *snapshot) (answer, error) {
+		return s.readFile(ctx, sn, args)
+	})
+	if err != nil {
+		return "", ReadFileResult{}, err
+	}
+	return ans.text, ans.out.(ReadFileResult), nil
+}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // Errors callers branch on with errors.Is; the HTTP API maps them to status
@@ -130,6 +132,7 @@ func New(out string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.cur = sn
+	tokens.Count("warm up") // load the o200k tables now, not in the first request (~40 ms)
 	if s.mcp, err = s.newMCPServer(); err != nil {
 		sn.close()
 		return nil, err

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/repoprep/repoprep/serve"
+)
+
+// serveFlags registers the read limits shared by `serve` and `read` on fs,
+// each defaulting to its REPOPREP_* environment variable when set.
+func serveFlags(fs *flag.FlagSet, o *serve.Options) func() error {
+	var errs []error
+	intFlag := func(p *int, name, env string, def int, usage string) {
+		v, err := serveEnvInt(env, def)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		fs.IntVar(p, name, v, usage+" (env "+env+")")
+	}
+	intFlag(&o.MaxFiles, "max-files", "REPOPREP_READ_MAX_FILES", 5, "files per read_file call")
+	intFlag(&o.MaxLines, "max-lines", "REPOPREP_READ_MAX_LINES", 500, "lines shown by a read without ranges")
+	intFlag(&o.DefaultBudget, "budget", "REPOPREP_READ_TOKENS", 8000, "o200k tokens per answer when a call names no budget")
+	intFlag(&o.MaxBudget, "max-budget", "REPOPREP_READ_MAX_TOKENS", 32000, "ceiling for a call's budget_tokens")
+	intFlag(&o.MaxLineChars, "max-line-chars", "REPOPREP_READ_MAX_LINE_CHARS", 2000, "characters shown per line before a cut marker")
+	return func() error { return errors.Join(errs...) }
+}
+
+func serveEnvInt(name string, def int) (int, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return def, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
+}
+
+func serveEnvString(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// runServe is `repoprep serve [flags] OUT`: MCP over stdio, or with --http
+// MCP at /mcp, the JSON API at /v1/ and /healthz.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		opts      serve.Options
+		addr      string
+		maxBody   int
+		timeout   time.Duration
+		logFormat string
+		quiet     bool
+	)
+	envErr := serveFlags(fs, &opts)
+	fs.StringVar(&addr, "http", serveEnvString("REPOPREP_HTTP", ""), "serve HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of MCP over stdio (env REPOPREP_HTTP)")
+	body, err := serveEnvInt("REPOPREP_MAX_BODY_BYTES", 1<<20)
+	fs.IntVar(&maxBody, "max-body", body, "HTTP request body limit in bytes (env REPOPREP_MAX_BODY_BYTES)")
+	inFlight, err2 := serveEnvInt("REPOPREP_MAX_IN_FLIGHT", 32)
+	fs.IntVar(&opts.MaxInFlight, "max-in-flight", inFlight, "tool calls running at once before 429 (env REPOPREP_MAX_IN_FLIGHT)")
+	defTimeout, err3 := time.ParseDuration(serveEnvString("REPOPREP_REQUEST_TIMEOUT", "30s"))
+	fs.DurationVar(&timeout, "timeout", defTimeout, "per-call time limit (env REPOPREP_REQUEST_TIMEOUT)")
+	fs.StringVar(&logFormat, "log-format", serveEnvString("REPOPREP_LOG_FORMAT", "text"), "access log on stderr: text or json (env REPOPREP_LOG_FORMAT)")
+	fs.BoolVar(&quiet, "quiet", false, "no access log, only errors")
+	fs.BoolVar(&quiet, "q", false, "shorthand for --quiet")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if err := errors.Join(envErr(), err, err2, err3); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "repoprep: serve takes one snapshot directory (OUT), got %d\n", fs.NArg())
+		return exitUsage
+	}
+	level := slog.LevelInfo
+	if quiet {
+		level = slog.LevelWarn
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	switch logFormat {
+	case "text":
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, hopts))
+	case "json":
+		opts.Logger = slog.New(slog.NewJSONHandler(stderr, hopts))
+	default:
+		fmt.Fprintf(stderr, "repoprep: --log-format %q: want text or json\n", logFormat)
+		return exitUsage
+	}
+	opts.MaxBodyBytes = int64(maxBody)
+	opts.RequestTimeout = timeout
+	serve.Version = version
+
+	srv, err := serve.New(fs.Arg(0), opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
+	defer srv.Close()
+	if addr != "" {
+		err = srv.ListenAndServe(ctx, addr)
+	} else {
+		err = srv.ServeStdio(ctx, os.Stdin, nopWriteCloser{stdout})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// readSpec splits PATH[:START-END] (or PATH:LINE).
+var readSpec = regexp.MustCompile(`^(.+):([0-9]+)(?:-([0-9]+))?$`)
+
+// runRead is `repoprep read [flags] OUT PATH[:START-END]`: one read_file
+// answer on stdout, exactly as an agent would get it.
+func runRead(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("read", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: repoprep read [flags] OUT PATH[:START-END]")
+		fs.PrintDefaults()
+	}
+	var opts serve.Options
+	envErr := serveFlags(fs, &opts)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if err := envErr(); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitUsage
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintf(stderr, "repoprep: read takes OUT and PATH[:START-END], got %d arguments\n", fs.NArg())
+		return exitUsage
+	}
+	req := serve.FileRequest{Path: fs.Arg(1)}
+	if m := readSpec.FindStringSubmatch(req.Path); m != nil && !strings.HasSuffix(m[1], ":") {
+		start, err1 := strconv.Atoi(m[2])
+		end, err2 := start, error(nil)
+		if m[3] != "" {
+			end, err2 = strconv.Atoi(m[3])
+		}
+		if err1 != nil || err2 != nil {
+			fmt.Fprintf(stderr, "repoprep: bad line range in %q\n", req.Path)
+			return exitUsage
+		}
+		req.Path, req.Ranges = m[1], [][]int{{start, end}}
+	}
+	srv, err := serve.New(fs.Arg(0), opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
+	defer srv.Close()
+	text, _, err := srv.ReadFile(ctx, serve.ReadFileArgs{Files: []serve.FileRequest{req}})
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		if errors.Is(err, serve.ErrBadRequest) {
+			return exitUsage
+		}
+		return exitFailed
+	}
+	fmt.Fprint(stdout, text)
+	return exitOK
+}
