@@ -19,6 +19,7 @@ type Report struct {
 	Secrets     int               `json:"secrets"`
 	Stages      []StageTime       `json:"stages"`
 	Tools       map[string]string `json:"tools"` // dependency versions that shape the output
+	Audit       *Audit            `json:"audit,omitempty"`
 }
 
 // StageTime is one stage's wall time and throughput.

@@ -188,6 +188,9 @@ func TestTriageDisguised(t *testing.T) {
 		{"random.bin", []byte{0x01, 0x02, 0x03, 0x00, 0xff, 0xfe}, "data", "opaque", false},
 		{"noext", []byte{0x01, 0x02, 0x03, 0x00, 0xff, 0xfe}, "junk", "binary", false},
 		{"package-lock.json", []byte("{}\n"), "junk", "lockfile", false},
+		{".gitignore", []byte("*.log\n"), "text", "", false},
+		{".github/workflows/ci.yml", []byte("on: push\n"), "text", "", false},
+		{"third_party/lib/x.c", []byte("int x;\n"), "junk", "vendored", false},
 	}
 	dir := t.TempDir()
 	env := &Env{Src: openRoot(t, dir), Rules: defaultRules(t)}

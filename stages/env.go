@@ -3,9 +3,7 @@ package stages
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/repoprep/repoprep/rules"
 )
@@ -30,13 +28,7 @@ var errNotRegular = errors.New("no longer a regular file")
 // checks it is still a regular file. All reads go through os.Root, so a
 // file swapped for a symlink out of the tree cannot be followed.
 func (e *Env) openSrc(rec *Record) (*os.File, error) {
-	const base = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
-	f, err := e.Src.OpenFile(rec.src, base|syscall.O_NOATIME, 0)
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EPERM) {
-		// O_NOATIME is allowed only to the file's owner (or root); a plain
-		// user reading someone else's file falls back to an ordinary open.
-		f, err = e.Src.OpenFile(rec.src, base, 0)
-	}
+	f, err := openNoATime(e.Src, rec.src, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -83,7 +84,7 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := w.opts.Root.Open(orDot(rel))
+	f, err := openDir(w.opts.Root, orDot(rel))
 	if err != nil {
 		w.prune(esc, "unreadable")
 		return nil
@@ -184,13 +185,30 @@ func (w *walker) prune(esc, reason string) {
 	w.mu.Unlock()
 }
 
+// openDir opens a directory for reading without moving its access time.
+func openDir(root *os.Root, rel string) (*os.File, error) {
+	return openNoATime(root, rel, syscall.O_DIRECTORY)
+}
+
+// openNoATime opens rel read-only without blocking on a FIFO and without
+// moving its access time where the kernel allows it: O_NOATIME is only for
+// the file's owner (or root), so anyone else falls back to a plain open.
+func openNoATime(root *os.Root, rel string, flags int) (*os.File, error) {
+	flags |= os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	f, err := root.OpenFile(rel, flags|syscall.O_NOATIME, 0)
+	if errors.Is(err, syscall.EPERM) {
+		f, err = root.OpenFile(rel, flags, 0)
+	}
+	return f, err
+}
+
 // maxIgnoreBytes bounds an ignore file read: a hostile multi-gigabyte
 // .gitignore must not exhaust memory.
 const maxIgnoreBytes = 1 << 20
 
 // readIgnore parses one ignore file; a missing or unreadable one adds nothing.
 func (w *walker) readIgnore(rel string, domain []string) []ignorePattern {
-	f, err := w.opts.Root.Open(rel)
+	f, err := openNoATime(w.opts.Root, rel, 0)
 	if err != nil {
 		return nil
 	}

@@ -33,7 +33,7 @@ func (e *Env) Triage(ctx context.Context, rec *Record) error {
 		rec.Category, rec.Reason = "junk", reason
 		return nil
 	}
-	if enry.IsVendor(rec.Path) {
+	if isVendored(rec.Path) {
 		rec.Category, rec.Reason = "junk", "vendored"
 		return nil
 	}
@@ -121,6 +121,17 @@ func isMinified(base string, head []byte) bool {
 	}
 	lines := bytes.Count(head, []byte{'\n'}) + 1
 	return len(head)/lines > minifiedLineBytes
+}
+
+// isVendored asks go-enry's vendor patterns (vendor/, third_party/,
+// jquery.js, gradlew...), which also claim git's own files (.gitignore,
+// .gitattributes) and the .github/ folder: those describe this repository,
+// so they are kept.
+func isVendored(p string) bool {
+	if strings.HasPrefix(path.Base(p), ".git") || p == ".github" || strings.HasPrefix(p, ".github/") || strings.Contains(p, "/.github/") {
+		return false
+	}
+	return enry.IsVendor(p)
 }
 
 // testDirs are directory names that hold tests and fixtures in most ecosystems.

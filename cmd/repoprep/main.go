@@ -1,0 +1,70 @@
+// Command repoprep prepares a repository for an LLM: `repoprep run` builds a
+// clean, indexed, read-only snapshot; `repoprep serve` hands it to agents.
+// This package only parses flags and wires the library packages together.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes, as SPEC.md fixes them.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitSecrets = 3
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: repoprep <command> [flags] [args]
+
+commands:
+  run [flags] [SRC]           build and publish a snapshot of SRC (default ".")
+  serve [flags] OUT           serve a snapshot over MCP (stdio or --http) and JSON
+  read OUT PATH[:START-END]   print one read_file answer
+  verify OUT                  check that a published snapshot is whole
+  version                     print the version
+
+Run 'repoprep <command> -h' for a command's flags.
+`
+
+// run dispatches one command line and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runRun(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return runServe(ctx, args[1:], stdout, stderr)
+	case "read":
+		return runRead(ctx, args[1:], stdout, stderr)
+	case "verify":
+		return runVerify(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "repoprep %s\n", version)
+		return exitOK
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "repoprep: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func smallRepo(t *testing.T, extra map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"main.go": "package main\n\nfunc main() {}\n", "README.md": "# demo\n"}
+	for k, v := range extra {
+		files[k] = v
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// randomToken makes a credential-shaped value at run time: nothing
+// secret-looking is committed.
+func randomToken(n int) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, n)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+func TestExitCodes(t *testing.T) {
+	clean := smallRepo(t, nil)
+	token := "ghp_" + randomToken(36)
+	leaky := smallRepo(t, map[string]string{"config.env": "GITHUB_TOKEN=" + token + "\n"})
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no command", nil, exitUsage, "usage"},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
+		{"bad flag", []string{"run", "--nope"}, exitUsage, "flag provided but not defined"},
+		{"bad secrets mode", []string{"run", "--secrets", "shred", "-o", t.TempDir() + "/o", clean}, exitUsage, "secrets mode"},
+		{"bad progress mode", []string{"run", "--progress", "sometimes", clean}, exitUsage, "--progress"},
+		{"two sources", []string{"run", clean, clean}, exitUsage, "one source"},
+		{"missing source", []string{"run", "-o", t.TempDir() + "/o", "/nonexistent/src"}, exitUsage, "no such file"},
+		{"clean run", []string{"run", "-q", "-o", t.TempDir() + "/o", clean}, exitOK, ""},
+		{"secrets without flag", []string{"run", "-q", "-o", t.TempDir() + "/o", leaky}, exitOK, ""},
+		{"fail on secrets", []string{"run", "-q", "--fail-on-secrets", "-o", t.TempDir() + "/o", leaky}, exitSecrets, "secrets found"},
+		{"version", []string{"version"}, exitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if !strings.Contains(stderr, tt.err) {
+				t.Errorf("stderr %q does not contain %q", stderr, tt.err)
+			}
+			if strings.Contains(stderr, token) {
+				t.Error("stderr shows the secret")
+			}
+		})
+	}
+}
+
+func TestRunJSONSummary(t *testing.T) {
+	src := smallRepo(t, nil)
+	out := filepath.Join(t.TempDir(), "o")
+	code, stdout, stderr := runCmd(t, "run", "--json", "--progress", "never", "-o", out, src)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Schema     string         `json:"schema"`
+		Files      int            `json:"files"`
+		Categories map[string]int `json:"categories"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("--json printed %q: %v", stdout, err)
+	}
+	if rep.Files != 2 || rep.Categories["source"] != 1 || rep.Categories["text"] != 1 {
+		t.Errorf("summary = %+v, want 2 files: 1 source, 1 text", rep)
+	}
+	if stderr != "" {
+		t.Errorf("stderr not empty without a terminal: %q", stderr)
+	}
+}

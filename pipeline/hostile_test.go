@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestDiskFull: a run that runs out of space fails, leaves the previous
+// snapshot exactly as it was and removes its temporary files. It needs a
+// small tmpfs, which only root can mount.
+func TestDiskFull(t *testing.T) {
+	mnt := t.TempDir()
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=512k"); err != nil {
+		t.Skipf("cannot mount a small tmpfs to fill (needs root): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
+	src := fixtureTree(t)
+	out := filepath.Join(mnt, "out")
+	runFixture(t, src, out, nil)
+	before := treeState(t, out)
+
+	// Grow the input past what the filesystem can hold.
+	big := strings.Repeat("0123456789abcdef\n", 64<<10/17*16) // ~1 MiB of text
+	if err := os.WriteFile(filepath.Join(src, "grown.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Options{Root: src, OutDir: out, MaxTextBytes: 1024})
+	if err == nil {
+		t.Fatal("run on a full disk succeeded")
+	}
+	if !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("error %q does not say the disk is full", err)
+	}
+	if treeState(t, out) != before {
+		t.Fatal("a failed run changed the published snapshot")
+	}
+	assertNoLeftovers(t, mnt)
+}
+
+// TestUnreadableFile: a file the user cannot read is recorded with reason
+// "unreadable" and the run goes on. Root reads mode-000 files, so the run
+// happens in a child process as nobody.
+func TestUnreadableFile(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start a child as nobody")
+	}
+	base := t.TempDir()
+	for d := base; d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o755) // let nobody traverse the temp dirs
+	}
+	src := filepath.Join(base, "src")
+	os.MkdirAll(filepath.Join(src, "locked-dir"), 0o755)
+	os.WriteFile(filepath.Join(src, "ok.go"), []byte("package ok\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "secret.txt"), []byte("can't read me\n"), 0o000)
+	os.WriteFile(filepath.Join(src, "locked-dir", "inner.txt"), []byte("x\n"), 0o644)
+	os.Chmod(filepath.Join(src, "locked-dir"), 0o000)
+	outParent := filepath.Join(base, "outs")
+	os.Mkdir(outParent, 0o755)
+	os.Chown(outParent, 65534, 65534)
+	t.Cleanup(func() { os.Chmod(filepath.Join(src, "locked-dir"), 0o755) })
+
+	out := filepath.Join(outParent, "out")
+	// The test binary sits in a build dir nobody cannot enter: copy it out.
+	bin := filepath.Join(base, "pipeline.test")
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run as nobody failed: %v\n%s", err, b)
+	}
+	m, err := ReadManifest(filepath.Join(out, "files.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range m.Files {
+		got[e.Path] = e
+	}
+	if e := got["secret.txt"]; e.Reason != "unreadable" || e.Staged || !strings.Contains(e.Error, "permission denied") {
+		t.Errorf("secret.txt = %+v, want unreadable with the cause", e)
+	}
+	if e := got["ok.go"]; !e.Staged {
+		t.Errorf("ok.go not staged: the run did not go on")
+	}
+	found := false
+	for _, p := range m.Pruned {
+		found = found || p.Path == "locked-dir" && p.Reason == "unreadable"
+	}
+	if !found {
+		t.Errorf("locked-dir not recorded as unreadable: %+v", m.Pruned)
+	}
+}

@@ -1,0 +1,88 @@
+// Package pipeline runs repoprep's stages in order over one input tree and
+// publishes the snapshot: it owns the options, the worker pools, the
+// manifest model and its writers, atomic publication and the run report.
+// It never prints; progress goes to a Reporter and logs to a slog.Logger.
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+)
+
+// Secret handling modes, as --secrets takes them.
+const (
+	SecretsRedact  = "redact"  // mask findings in the staged copy
+	SecretsReport  = "report"  // list findings, stage files as they are
+	SecretsExclude = "exclude" // keep files with findings out of tree/
+)
+
+// Options configures one Run; a zero field means "use the default".
+type Options struct {
+	Root         string       // repository to read; never modified
+	OutDir       string       // published atomically, and only if every stage succeeds
+	Workers      int          // pool size per stage; 0 means one per CPU
+	MaxTextBytes int64        // text larger than this is oversize; 0 means 2 MiB
+	PreviewLines int          // preview lines per oversize file; 0 means 100
+	Secrets      string       // SecretsRedact (default), SecretsReport or SecretsExclude
+	NoIgnore     bool         // do not honour .gitignore / .ignore files
+	RulesFile    string       // extra rules merged over the embedded defaults
+	Version      string       // written into report.json
+	Progress     Reporter     // nil means silent
+	Logger       *slog.Logger // nil means discard; the library never calls slog.SetDefault
+}
+
+// Reporter receives progress. Its methods are called from worker goroutines
+// and must be safe for concurrent use.
+type Reporter interface {
+	Stage(name string, total int) // a stage starts; total is -1 when unknown
+	Add(n int)                    // n more items of the current stage are done
+	Done()                        // the run is over; clear any display
+}
+
+type nopReporter struct{}
+
+func (nopReporter) Stage(string, int) {}
+func (nopReporter) Add(int)           {}
+func (nopReporter) Done()             {}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Root == "" {
+		o.Root = "."
+	}
+	if o.OutDir == "" {
+		o.OutDir = "staging" // SPEC.md: ./staging
+	}
+	var err error
+	if o.Root, err = filepath.Abs(o.Root); err != nil {
+		return o, err
+	}
+	if o.OutDir, err = filepath.Abs(o.OutDir); err != nil {
+		return o, err
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.MaxTextBytes <= 0 {
+		o.MaxTextBytes = 2 << 20 // SPEC.md: 2 MiB
+	}
+	if o.PreviewLines <= 0 {
+		o.PreviewLines = 100
+	}
+	switch o.Secrets {
+	case "":
+		o.Secrets = SecretsRedact
+	case SecretsRedact, SecretsReport, SecretsExclude:
+	default:
+		return o, fmt.Errorf("secrets mode %q: want redact, report or exclude", o.Secrets)
+	}
+	if o.Progress == nil {
+		o.Progress = nopReporter{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o, nil
+}

@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The publication tests need a second process: one that holds the lock, or
+// one to kill. The test binary re-runs itself in child mode for that.
+const (
+	childSrc   = "REPOPREP_TEST_CHILD_SRC"
+	childOut   = "REPOPREP_TEST_CHILD_OUT"
+	childBlock = "REPOPREP_TEST_CHILD_BLOCK" // stage at which the child stops and waits
+	childReady = "REPOPREP_TEST_CHILD_READY" // file the child creates once it waits
+)
+
+func TestMain(m *testing.M) {
+	if src := os.Getenv(childSrc); src != "" {
+		os.Exit(childRun(src))
+	}
+	os.Exit(m.Run())
+}
+
+func childRun(src string) int {
+	opts := Options{Root: src, OutDir: os.Getenv(childOut), Workers: 2, MaxTextBytes: 1024}
+	if stage := os.Getenv(childBlock); stage != "" {
+		opts.Progress = blockAt{stage, os.Getenv(childReady)}
+	}
+	if _, err := Run(context.Background(), opts); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	return 0
+}
+
+// blockAt stops the run for good when a stage starts, after saying so.
+type blockAt struct{ stage, ready string }
+
+func (b blockAt) Stage(name string, _ int) {
+	if name == b.stage {
+		os.WriteFile(b.ready, []byte("ready"), 0o644)
+		select {}
+	}
+}
+func (blockAt) Add(int) {}
+func (blockAt) Done()   {}
+
+// startBlockedChild starts a run in another process and waits until it
+// holds the lock and has begun its temporary snapshot.
+func startBlockedChild(t *testing.T, src, out string) *exec.Cmd {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=normalize", childReady+"="+ready)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("child run never reached normalize")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestKilledRunLeavesOldSnapshot: SIGKILL mid-run leaves the published
+// snapshot intact; the next run is not blocked and removes the leftovers.
+func TestKilledRunLeavesOldSnapshot(t *testing.T) {
+	src := fixtureTree(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	runFixture(t, src, out, nil)
+	before := treeState(t, out)
+
+	child := startBlockedChild(t, src, out)
+	leftovers, _ := filepath.Glob(filepath.Join(parent, ".out.tmp-*"))
+	if len(leftovers) == 0 {
+		t.Fatal("the child run made no temporary snapshot; the test proves nothing")
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	if treeState(t, out) != before {
+		t.Fatal("the killed run changed the published snapshot")
+	}
+
+	runFixture(t, src, out, nil) // must not be blocked by the dead run's lock
+	assertNoLeftovers(t, parent)
+}
+
+// TestSecondRunRefused: while one run holds OUT, another exits with
+// ErrLocked naming the holder, and changes nothing.
+func TestSecondRunRefused(t *testing.T) {
+	src := fixtureTree(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	runFixture(t, src, out, nil)
+	before := treeState(t, out)
+	child := startBlockedChild(t, src, out)
+
+	_, err := Run(context.Background(), Options{Root: src, OutDir: out})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second run: err = %v, want ErrLocked", err)
+	}
+	if want := "pid " + strconv.Itoa(child.Process.Pid); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the holder (%s)", err, want)
+	}
+	if treeState(t, out) != before {
+		t.Fatal("the refused run changed the snapshot")
+	}
+}

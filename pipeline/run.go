@@ -1,0 +1,240 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/rules"
+	"github.com/repoprep/repoprep/stages"
+)
+
+// ErrBadOptions marks errors in what the caller asked for (exit code 2),
+// as opposed to failures while running (exit code 1).
+var ErrBadOptions = errors.New("bad options")
+
+// Result is what a published run hands back to its caller.
+type Result struct {
+	Manifest *Manifest
+	Report   Report
+	Findings []PathFinding // secrets found, one per path holding them
+}
+
+// Run scans opts.Root, runs every stage and publishes the snapshot to
+// opts.OutDir. On any error nothing is published and the previous snapshot
+// is left exactly as it was.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	start := time.Now()
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
+	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
+	rs, err := rules.Load(opts.RulesFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
+	lock, err := acquireLock(opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	if err := removeLeftovers(opts.OutDir); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(opts.OutDir), filepath.Base(tmpPrefix(opts.OutDir))+"*")
+	if err != nil {
+		return nil, err
+	}
+	published := false
+	defer func() {
+		if !published {
+			os.RemoveAll(tmp)
+		}
+	}()
+	r := &run{opts: opts, rules: rs, tmp: tmp, start: start}
+	res, err := r.build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old, err := publish(tmp, opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	published = true
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			opts.Logger.Warn("remove previous snapshot", "path", old, "err", err)
+		}
+	}
+	return res, nil
+}
+
+// checkPaths refuses an output that would swallow the input: publishing
+// swaps OUT out of the way, which must never move the source.
+func checkPaths(root, out string) error {
+	info, err := os.Stat(root)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is not a directory", root)
+	}
+	if _, ok := inside(out, root); ok {
+		return fmt.Errorf("output %s contains the input %s", out, root)
+	}
+	return nil
+}
+
+// run is one Run's state between the stages.
+type run struct {
+	opts   Options
+	rules  *rules.Set
+	tmp    string
+	start  time.Time
+	stages []StageTime
+}
+
+func (r *run) build(ctx context.Context) (*Result, error) {
+	src, err := os.OpenRoot(r.opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	treeDir := filepath.Join(r.tmp, "tree")
+	if err := os.Mkdir(treeDir, 0o755); err != nil {
+		return nil, err
+	}
+	tree, err := os.OpenRoot(treeDir)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
+	env := &stages.Env{Src: src, Tree: tree, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
+
+	prog := r.opts.Progress
+	defer prog.Done()
+	t := r.timer("scan", nil)
+	prog.Stage("scan", -1)
+	recs, pruned, err := stages.Scan(ctx, stages.ScanOptions{
+		Root: src, Rules: r.rules, NoIgnore: r.opts.NoIgnore, Workers: r.opts.Workers,
+		Skip: r.skipper(), Found: func() { prog.Add(1) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", r.opts.Root, err)
+	}
+	t(recs)
+
+	perFile := []struct {
+		name string
+		fn   stages.Func
+	}{
+		{"classify", env.Classify},
+		{"triage", env.Triage},
+		{"normalize", env.Normalize},
+	}
+	for _, s := range perFile {
+		t := r.timer(s.name, nil)
+		prog.Stage(s.name, len(recs))
+		if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+			defer prog.Add(1)
+			return s.fn(ctx, rec)
+		}); err != nil {
+			return nil, err
+		}
+		t(recs)
+	}
+
+	t = r.timer("dedup", stagedOnly)
+	prog.Stage("dedup", -1)
+	if err := env.Dedup(ctx, recs, r.opts.Workers); err != nil {
+		return nil, err
+	}
+	t(recs)
+
+	t = r.timer("secrets", stagedOnly)
+	prog.Stage("secrets", -1)
+	findings, err := env.Secrets(ctx, recs, r.opts.Workers, r.opts.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	t(recs)
+
+	t = r.timer("write", nil)
+	m := buildManifest(recs, pruned)
+	res := &Result{Manifest: m, Findings: toPathFindings(findings)}
+	if err := r.writeOutputs(tree, res); err != nil {
+		return nil, err
+	}
+	t(nil)
+	return res, nil
+}
+
+// skipper passes over OUT, the lock and temporary snapshots when OUT lies
+// inside the input, so a run never scans its own output.
+func (r *run) skipper() func(string) bool {
+	outRel, ok := inside(r.opts.Root, r.opts.OutDir)
+	if !ok {
+		return nil
+	}
+	dir, siblings := filepath.Dir(outRel), "."+filepath.Base(outRel)+"."
+	if dir == "." {
+		dir = ""
+	}
+	return func(rel string) bool {
+		if rel == outRel {
+			return true
+		}
+		d, base := filepath.Split(rel)
+		return strings.TrimSuffix(d, string(filepath.Separator)) == dir && strings.HasPrefix(base, siblings)
+	}
+}
+
+func stagedOnly(rec *stages.Record) bool { return rec.Staged }
+
+// timer starts timing a stage; calling the result ends it and records the
+// files and bytes it saw (those for which count is true; all when nil).
+func (r *run) timer(name string, count func(*stages.Record) bool) func([]*stages.Record) {
+	begin := time.Now()
+	return func(recs []*stages.Record) {
+		st := StageTime{Name: name, Seconds: time.Since(begin).Seconds()}
+		for _, rec := range recs {
+			if count == nil || count(rec) {
+				st.Files++
+				st.Bytes += rec.Size
+			}
+		}
+		if st.Seconds > 0 {
+			st.FilesPerSec = round(float64(st.Files) / st.Seconds)
+			st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)
+		}
+		st.Seconds = round(st.Seconds)
+		r.stages = append(r.stages, st)
+	}
+}
+
+func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// forEach runs fn on every record with at most workers calls in flight.
+func forEach(ctx context.Context, recs []*stages.Record, workers int, fn stages.Func) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for _, rec := range recs {
+		if gctx.Err() != nil {
+			break // a worker failed or the caller cancelled
+		}
+		g.Go(func() error { return fn(gctx, rec) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err() // gctx is always done once Wait returns; ask the parent
+}

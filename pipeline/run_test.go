@@ -1,0 +1,272 @@
+package pipeline
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// fixtureTree builds the small repository the golden tests run on. It is
+// made at test time so symlinks, FIFOs and non-UTF-8 text need no
+// committed binaries.
+func fixtureTree(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	gbk, err := simplifiedchinese.GBK.NewEncoder().String("这是一个用于测试的中文文档。\n编码转换应当准确无误。\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf16, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().String("Notes in UTF-16.\nSecond line.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zipBuf bytes.Buffer
+	zw := zip.NewWriter(&zipBuf)
+	w, _ := zw.Create("inner.txt")
+	w.Write([]byte("zipped\n"))
+	zw.Close()
+	readme := "# svc\r\n\r\nA small service that stores things.\r\n"
+	files := map[string]string{
+		"go.mod":                       "module example.com/svc\n\ngo 1.22\n",
+		"cmd/svc/main.go":              "package main\n\nimport \"example.com/svc/internal/store\"\n\nfunc main() { store.Open() }\n",
+		"internal/store/store.go":      "package store\n\n// Open opens the store.\nfunc Open() {}\n",
+		"internal/store/store_test.go": "package store\n\nimport \"testing\"\n\nfunc TestOpen(t *testing.T) { Open() }\n",
+		"README.md":                    readme,
+		"docs/copy-of-readme.md":       strings.ReplaceAll(readme, "\r\n", "\n"),
+		"docs/guide-gbk.txt":           gbk,
+		"docs/utf16.txt":               utf16,
+		"assets/logo.png":              "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00" + strings.Repeat("\x00", 40),
+		"data/notes.txt":               zipBuf.String(),
+		"data/dump.sql":                "INSERT INTO t VALUES (1);\n",
+		"node_modules/x/index.js":      "module.exports = 1\n",
+		".gitignore":                   "*.log\n",
+		"debug.log":                    "noise\n",
+		"empty.txt":                    "",
+		"web/app.min.js":               "var a=1;" + strings.Repeat("b", 600) + "\n",
+		"big.txt":                      strings.Repeat("a line of an oversize file\n", 100),
+		"CLAUDE.md":                    "# Agent notes\n\nRun make test.\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("README.md", filepath.Join(dir, "link-to-readme")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runFixture(t testing.TB, src, out string, mod func(*Options)) *Result {
+	t.Helper()
+	opts := Options{Root: src, OutDir: out, Workers: 2, MaxTextBytes: 1024, PreviewLines: 3, Version: "test"}
+	if mod != nil {
+		mod(&opts)
+	}
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestRunGolden(t *testing.T) {
+	src := fixtureTree(t)
+	out := filepath.Join(t.TempDir(), "out")
+	runFixture(t, src, out, nil)
+	for _, name := range []string{"files.json", "oversize.json", "REPO_MAP.md", "secrets.json"} {
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGoldenFile(t, "run", name, got)
+	}
+	// The staged tree holds exactly the staged entries.
+	m, err := ReadManifest(filepath.Join(out, "files.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Files {
+		_, err := os.Stat(filepath.Join(out, "tree", filepath.FromSlash(e.Path)))
+		if e.Staged != (err == nil) {
+			t.Errorf("%s: staged=%v but stat says %v", e.Path, e.Staged, err)
+		}
+	}
+	gbk, err := os.ReadFile(filepath.Join(out, "tree", "docs", "guide-gbk.txt"))
+	if err != nil || !strings.Contains(string(gbk), "编码转换应当准确无误") {
+		t.Errorf("GBK file staged as %q, %v", gbk, err)
+	}
+}
+
+// TestRunDeterministic: files.json is byte-identical across runs and
+// worker counts.
+func TestRunDeterministic(t *testing.T) {
+	src := fixtureTree(t)
+	var first []byte
+	for _, workers := range []int{1, 2, 8} {
+		out := filepath.Join(t.TempDir(), "out")
+		runFixture(t, src, out, func(o *Options) { o.Workers = workers })
+		got, err := os.ReadFile(filepath.Join(out, "files.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = got
+		} else if !bytes.Equal(first, got) {
+			t.Fatalf("files.json with %d workers differs from the first run", workers)
+		}
+		if bytes.Contains(got, []byte(src)) || bytes.Contains(got, []byte(out)) {
+			t.Fatal("files.json holds an absolute path")
+		}
+	}
+}
+
+// treeState fingerprints every file's content, mode and times, so a test
+// can prove a run wrote nothing and touched no access time.
+func treeState(t testing.TB, root string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		st := info.Sys().(*syscall.Stat_t)
+		fmt.Fprintf(h, "%s %v %d %d.%d\n", p, info.Mode(), info.Size(), st.Mtim.Sec, st.Mtim.Nsec)
+		// Reading a directory (this walk does) moves its atime, and so does
+		// reading a symlink (the scan must, for link_target).
+		if info.Mode().IsRegular() {
+			fmt.Fprintf(h, "atime %d.%d\n", st.Atim.Sec, st.Atim.Nsec)
+		}
+		if info.Mode().IsRegular() {
+			// O_NOATIME: the check itself must not move the times it checks.
+			f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOATIME, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if _, err := io.Copy(h, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestSourceUntouched: the run writes nothing under SRC and changes no
+// access time (files are opened with O_NOATIME).
+func TestSourceUntouched(t *testing.T) {
+	src := fixtureTree(t)
+	// Put every atime before its mtime: with relatime, a plain read would
+	// now update it, so the test can fail.
+	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			info, _ := os.Stat(p)
+			os.Chtimes(p, info.ModTime().Add(-48*3600e9), info.ModTime())
+		}
+		return nil
+	})
+	before := treeState(t, src)
+	runFixture(t, src, filepath.Join(t.TempDir(), "out"), nil)
+	if after := treeState(t, src); after != before {
+		t.Fatal("the run changed the source tree (content, mode or times)")
+	}
+}
+
+// TestOutInsideSrc: OUT inside SRC is never scanned, whatever exists there.
+func TestOutInsideSrc(t *testing.T) {
+	src := fixtureTree(t)
+	out := filepath.Join(src, "staging")
+	runFixture(t, src, out, nil)
+	first, _ := os.ReadFile(filepath.Join(out, "files.json"))
+	runFixture(t, src, out, nil)
+	second, _ := os.ReadFile(filepath.Join(out, "files.json"))
+	if !bytes.Equal(first, second) {
+		t.Fatal("second run over an existing OUT inside SRC gave a different files.json")
+	}
+	if bytes.Contains(second, []byte(`"staging`)) || bytes.Contains(second, []byte(`".staging.`)) {
+		t.Fatal("files.json lists the output directory or its lock")
+	}
+}
+
+// TestRefusesOutContainingSrc: publishing swaps OUT away; it must never
+// be SRC or above it.
+func TestRefusesOutContainingSrc(t *testing.T) {
+	src := fixtureTree(t)
+	for _, out := range []string{src, filepath.Dir(src)} {
+		_, err := Run(context.Background(), Options{Root: src, OutDir: out})
+		if !errors.Is(err, ErrBadOptions) {
+			t.Errorf("out %s: err = %v, want ErrBadOptions", out, err)
+		}
+	}
+}
+
+// TestCancelledRunKeepsOld: a run cancelled mid-way leaves the previous
+// snapshot as it was and no temporary directory behind.
+func TestCancelledRunKeepsOld(t *testing.T) {
+	src := fixtureTree(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	runFixture(t, src, out, nil)
+	before := treeState(t, out)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := Run(ctx, Options{Root: src, OutDir: out, Progress: cancelAt{"normalize", cancel}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if treeState(t, out) != before {
+		t.Fatal("a cancelled run changed the published snapshot")
+	}
+	assertNoLeftovers(t, parent)
+}
+
+// cancelAt cancels the run when a stage starts.
+type cancelAt struct {
+	stage  string
+	cancel func()
+}
+
+func (c cancelAt) Stage(name string, _ int) {
+	if name == c.stage {
+		c.cancel()
+	}
+}
+func (cancelAt) Add(int) {}
+func (cancelAt) Done()   {}
+
+func assertNoLeftovers(t *testing.T, parent string) {
+	t.Helper()
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary snapshot %s left behind", e.Name())
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/repoprep/repoprep/stages"
+)
+
+// buildManifest turns the records into files.json's model, sorted by path.
+func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *Manifest {
+	m := &Manifest{Schema: FilesSchema, Files: make([]Entry, 0, len(recs)), Pruned: make([]Pruned, 0, len(pruned))}
+	for _, r := range recs {
+		m.Files = append(m.Files, Entry{
+			Path: r.Path, Size: r.Size, Category: r.Category, Reason: r.Reason,
+			Mime: r.Mime, Language: r.Language, Encoding: r.Encoding, BOM: r.BOM,
+			CRLF: r.CRLF, Lines: r.Lines, Tokens: r.Tokens, Test: r.Test,
+			ExtMismatch: r.ExtMismatch, Staged: r.Staged, Oversize: r.Oversize,
+			DuplicateOf: r.DuplicateOf, Hash: r.Hash, Secrets: r.Secrets,
+			LinkTarget: r.LinkTarget, Error: r.Err,
+		})
+	}
+	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
+	for _, p := range pruned {
+		m.Pruned = append(m.Pruned, Pruned{Path: p.Path, Reason: p.Reason})
+	}
+	return m
+}
+
+// writeOutputs writes every index file of the snapshot into the temporary
+// directory, report.json last.
+func (r *run) writeOutputs(tree *os.Root, res *Result) error {
+	m := res.Manifest
+	if err := writeJSONFile(filepath.Join(r.tmp, "files.json"), m); err != nil {
+		return err
+	}
+	if err := writeSecrets(r.tmp, res.Findings, r.opts.Version); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(r.tmp, "oversize.json"), func(w *bufio.Writer) error {
+		return WriteOversize(w, m, tree.FS(), r.opts.PreviewLines)
+	}); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), RepoMap(m, RepoMapOptions{Tree: tree.FS()}), 0o644); err != nil {
+		return err
+	}
+	res.Report = r.report(res)
+	return writeJSONFile(filepath.Join(r.tmp, "report.json"), res.Report)
+}
+
+func (r *run) report(res *Result) Report {
+	rep := Report{
+		Schema: ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
+		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
+		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
+		Pruned: len(res.Manifest.Pruned), Stages: r.stages, Tools: toolVersions(),
+	}
+	for _, e := range res.Manifest.Files {
+		rep.Files++
+		rep.Bytes += e.Size
+		rep.Categories[e.Category]++
+		if e.Reason != "" {
+			rep.Reasons[e.Reason]++
+		}
+		if e.Staged {
+			rep.Staged++
+		}
+	}
+	byRule := map[string]int{}
+	for _, f := range res.Findings {
+		byRule[f.Rule]++
+	}
+	audit := BuildAudit(res.Manifest, byRule, r.stages)
+	rep.Audit = &audit
+	return rep
+}
+
+// toolVersions names the dependency versions that shape the output, so two
+// snapshots can be compared knowing what produced them.
+func toolVersions() map[string]string {
+	out := map[string]string{}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return out
+	}
+	out["go"] = info.GoVersion
+	for _, d := range info.Deps {
+		switch d.Path {
+		case "github.com/gabriel-vasile/mimetype", "github.com/saintfish/chardet",
+			"golang.org/x/text", "github.com/go-enry/go-enry/v2",
+			"github.com/tiktoken-go/tokenizer", "github.com/zeebo/blake3":
+			out[d.Path] = d.Version
+		}
+	}
+	return out
+}
+
+func writeJSONFile(name string, v any) error {
+	return writeFile(name, func(w *bufio.Writer) error { return EncodeJSON(w, v) })
+}
+
+// writeFile creates name and fills it through a buffered writer, reporting
+// the first error of writing, flushing or closing (a full disk shows late).
+func writeFile(name string, fill func(*bufio.Writer) error) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}

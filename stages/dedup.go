@@ -1,0 +1,63 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+
+	"github.com/repoprep/repoprep/internal/dedup"
+)
+
+// Dedup is a barrier after normalize: staged copies with identical
+// normalized content keep one canonical copy (shallowest path, then byte
+// order); the others get DuplicateOf, leave the tree and are no longer
+// staged. Files that differed only in encoding or line endings are
+// duplicates here, since it compares what normalize wrote.
+func (e *Env) Dedup(ctx context.Context, recs []*Record, workers int) error {
+	var files []dedup.File
+	for _, rec := range recs {
+		if rec.Staged {
+			files = append(files, dedup.File{Path: rec.Path, Name: e.treePath(rec), Size: rec.OutSize})
+		}
+	}
+	res, err := dedup.Find(ctx, files, workers)
+	if err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	for _, rec := range recs {
+		if !rec.Staged {
+			continue
+		}
+		rec.Hash = res.Hash[rec.Path]
+		canon, ok := res.DuplicateOf[rec.Path]
+		if !ok {
+			continue
+		}
+		if err := e.unstage(rec); err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		rec.DuplicateOf = canon
+	}
+	return nil
+}
+
+// treePath is the staged copy's OS path.
+func (e *Env) treePath(rec *Record) string {
+	return filepath.Join(e.TreeDir, filepath.FromSlash(rec.Path))
+}
+
+// unstage removes a record's staged copy and the directories it leaves
+// empty, so tree/ holds exactly what files.json calls staged.
+func (e *Env) unstage(rec *Record) error {
+	if err := e.Tree.Remove(rec.Path); err != nil {
+		return err
+	}
+	rec.Staged = false
+	for dir := path.Dir(rec.Path); dir != "."; dir = path.Dir(dir) {
+		if e.Tree.Remove(dir) != nil {
+			break // not empty: stop climbing
+		}
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package stages
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+
+	"github.com/repoprep/repoprep/internal/textenc"
+)
+
+// Normalize decodes a source or text file to clean UTF-8 with LF endings and
+// writes it to the snapshot's tree at the same relative path. A file it
+// cannot decode without garbling is refused (reason undecodable, mojibake or
+// binary) and nothing is staged for it. A failed write (a full disk) is
+// returned: a snapshot missing files must not be published.
+func (e *Env) Normalize(ctx context.Context, rec *Record) error {
+	if rec.Skip() || (rec.Category != "source" && rec.Category != "text") {
+		return nil
+	}
+	in, err := e.openSrc(rec)
+	if err != nil {
+		rec.fail("normalize", "unreadable", err)
+		return nil
+	}
+	defer in.Close()
+	before, err := in.Stat()
+	if err != nil {
+		rec.fail("normalize", "unreadable", err)
+		return nil
+	}
+	if dir := path.Dir(rec.Path); dir != "." {
+		if err := e.Tree.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("normalize %s: %w", rec.Path, err)
+		}
+	}
+	out, err := e.Tree.OpenFile(rec.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("normalize %s: %w", rec.Path, err)
+	}
+	dst := &writeErr{w: out}
+	bw := bufio.NewWriterSize(dst, 64<<10)
+	res, decErr := textenc.Normalize(bufio.NewReaderSize(in, 64<<10), bw)
+	if decErr == nil {
+		decErr = bw.Flush()
+	}
+	closeErr := out.Close()
+	switch {
+	case dst.err != nil || closeErr != nil && decErr == nil:
+		return fmt.Errorf("normalize %s: write: %w", rec.Path, errors.Join(dst.err, closeErr))
+	case decErr != nil:
+		e.Tree.Remove(rec.Path)
+		switch {
+		case errors.Is(decErr, textenc.ErrBinary):
+			rec.Category, rec.Reason = "junk", "binary"
+			rec.ExtMismatch = true // the name or the sniffed head promised text
+		case errors.Is(decErr, textenc.ErrMojibake):
+			rec.Reason = "mojibake"
+		case errors.Is(decErr, textenc.ErrUndecodable):
+			rec.Reason = "undecodable"
+		default:
+			rec.fail("normalize", "unreadable", decErr)
+		}
+		rec.Language = keepLanguage(rec)
+		return nil
+	}
+	if after, err := in.Stat(); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		e.Tree.Remove(rec.Path)
+		rec.fail("normalize", "unreadable", fmt.Errorf("%s changed while it was read", rec.Path))
+		return nil
+	}
+	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
+	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
+	rec.Staged = true
+	rec.Oversize = rec.Size > e.MaxTextBytes
+	return ctx.Err()
+}
+
+// keepLanguage drops the language of a file found to be binary.
+func keepLanguage(rec *Record) string {
+	if rec.Category == "junk" {
+		return ""
+	}
+	return rec.Language
+}
+
+// writeErr remembers the first write error, so a full disk is told apart
+// from a file that failed to decode.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (w *writeErr) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.w.Write(p)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,134 @@
+package stages
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/zeebo/blake3"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/tokens"
+)
+
+// Finding is one secret at one path. Duplicates share their canonical
+// copy's findings, each under its own path.
+type Finding struct {
+	Path string
+	secrets.Finding
+}
+
+// Secret handling modes; pipeline validates the flag.
+const (
+	modeRedact  = "redact"
+	modeExclude = "exclude"
+)
+
+// Secrets scans each unique staged content once, after dedup. In redact
+// mode each match in the staged copy becomes [REDACTED:rule-id]; in exclude
+// mode a file with findings leaves the tree (reason "secret"); in report
+// mode the copy is left as it is. Findings never hold the secret itself.
+func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode string) ([]Finding, error) {
+	sc, err := secrets.New(e.Rules.Secrets)
+	if err != nil {
+		return nil, fmt.Errorf("secrets: %w", err)
+	}
+	var canon []*Record
+	dups := map[string][]*Record{} // canonical path -> its duplicates
+	for _, rec := range recs {
+		switch {
+		case rec.Staged:
+			canon = append(canon, rec)
+		case rec.DuplicateOf != "":
+			dups[rec.DuplicateOf] = append(dups[rec.DuplicateOf], rec)
+		}
+	}
+	found := make([][]secrets.Finding, len(canon))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i, rec := range canon {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			fs, err := sc.ScanFile(e.treePath(rec), mode == modeRedact)
+			if err != nil {
+				return fmt.Errorf("secrets %s: %w", rec.Path, err)
+			}
+			found[i] = fs
+			if len(fs) > 0 && mode == modeRedact {
+				return e.remeasure(rec)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []Finding
+	for i, rec := range canon {
+		fs := found[i]
+		if len(fs) == 0 {
+			continue
+		}
+		holders := append([]*Record{rec}, dups[rec.Path]...)
+		for _, h := range holders {
+			h.Secrets = len(fs)
+			h.Hash = rec.Hash
+			for _, f := range fs {
+				out = append(out, Finding{Path: h.Path, Finding: f})
+			}
+		}
+		if mode == modeExclude {
+			if err := e.unstage(rec); err != nil {
+				return nil, fmt.Errorf("secrets: %w", err)
+			}
+			for _, h := range holders {
+				h.Reason, h.DuplicateOf, h.Hash = "secret", "", ""
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Rule, b.Rule))
+	})
+	return out, nil
+}
+
+// remeasure refreshes what redaction changed in a staged copy: its hash,
+// size, lines (a private key block collapses to one line) and tokens.
+func (e *Env) remeasure(rec *Record) error {
+	f, err := os.Open(e.treePath(rec))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := blake3.New()
+	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
+	var size int64
+	lines, toks := 0, 0
+	for {
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			size += int64(len(line))
+			lines++
+			toks += tokens.Count(line)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("secrets %s: %w", rec.Path, err)
+		}
+	}
+	rec.Hash = fmt.Sprintf("blake3:%x", h.Sum(nil))
+	rec.OutSize, rec.Lines, rec.Tokens = size, lines, toks
+	return nil
+}
