@@ -2,6 +2,8 @@ package secrets
 
 import (
 	"bytes"
+	"regexp/syntax"
+	"unicode/utf8"
 
 	"github.com/repoprep/repoprep/rules"
 )
@@ -52,7 +54,7 @@ func (s *Scanner) windows(content []byte) [][]window {
 			}
 			pos := lastAbs - int(n) + 1
 			for _, ri := range s.byKw[pattern] {
-				wins[ri] = addWindow(wins[ri], s.window(&lines, pos, s.rules[ri].multiline))
+				wins[ri] = addWindow(wins[ri], s.window(&lines, pos, &s.rules[ri]))
 			}
 			return true
 		})
@@ -61,14 +63,21 @@ func (s *Scanner) windows(content []byte) [][]window {
 	return wins
 }
 
-// window is the stretch a rule reads for a keyword at pos.
-func (s *Scanner) window(lines *lineCache, pos int, multiline bool) window {
+// window is the stretch rule r reads for a keyword at pos. A match holds its keyword, so
+// when the regex can match at most r.maxLen bytes the window is that much either side of
+// the keyword (plus one byte of context for \b), not the whole line: "13" or "10." occur
+// on many lines, and the regex engine, not the keyword pass, is what costs.
+func (s *Scanner) window(lines *lineCache, pos int, r *rule) window {
 	ls, le := lines.around(pos)
 	w := window{start: ls, end: le}
-	if pos-ls > maxLineWindow/2 {
-		w.start, w.cutStart = pos-maxLineWindow/2, true
+	reach := maxLineWindow / 2
+	if !r.multiline && r.maxLen >= 0 && r.maxLen+1 < reach {
+		reach = r.maxLen + 1
 	}
-	if multiline {
+	if pos-ls > reach {
+		w.start, w.cutStart = pos-reach, true
+	}
+	if r.multiline {
 		reach := min(len(lines.content), pos+rules.MaxSpanBytes)
 		if reach > le {
 			le = reach
@@ -82,10 +91,67 @@ func (s *Scanner) window(lines *lineCache, pos int, multiline bool) window {
 		w.cutEnd = le < len(lines.content) && lines.content[le] != '\n'
 		return w
 	}
-	if le-pos > maxLineWindow/2 {
-		w.end, w.cutEnd = pos+maxLineWindow/2, true
+	if le-pos > reach {
+		w.end, w.cutEnd = pos+reach, true
 	}
 	return w
+}
+
+// maxMatchBytes is the most bytes re can match, or -1 when that is unbounded.
+func maxMatchBytes(re *syntax.Regexp) int {
+	sum := func(subs []*syntax.Regexp) int {
+		n := 0
+		for _, sub := range subs {
+			m := maxMatchBytes(sub)
+			if m < 0 {
+				return -1
+			}
+			n += m
+		}
+		return n
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return len(re.Rune) * utf8.UTFMax // k also matches the 3-byte Kelvin sign
+		}
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+		}
+		return n
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return 0
+		}
+		return utf8.RuneLen(min(re.Rune[len(re.Rune)-1], utf8.MaxRune))
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxMatchBytes(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return -1
+	case syntax.OpRepeat:
+		m := maxMatchBytes(re.Sub[0])
+		if re.Max < 0 || m < 0 {
+			return -1
+		}
+		return re.Max * m
+	case syntax.OpConcat:
+		return sum(re.Sub)
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			m := maxMatchBytes(sub)
+			if m < 0 {
+				return -1
+			}
+			n = max(n, m)
+		}
+		return n
+	default: // empty, assertions, no-match
+		return 0
+	}
 }
 
 // addWindow appends w to ws, merging it with the last window when they overlap. Keywords

@@ -101,20 +101,26 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 			PartialFingerprints: map[string]string{sarifFingerprintKey: f.Fingerprint},
 		})
 	}
-	doc := map[string]any{
-		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-		"version": "2.1.0",
-		"runs": []any{map[string]any{
-			"tool": map[string]any{"driver": map[string]any{
-				"name":           "repoprep",
-				"version":        version,
-				"informationUri": "https://github.com/repoprep/repoprep",
-				"rules":          srules,
-			}},
-			"columnKind": "unicodeCodePoints", // Finding.Column counts code points
-			"results":    results,
-		}},
+	type driver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
 	}
+	type run struct {
+		Tool struct {
+			Driver driver `json:"driver"`
+		} `json:"tool"`
+		ColumnKind string   `json:"columnKind"` // Finding.Column counts code points
+		Results    []result `json:"results"`
+	}
+	r := run{ColumnKind: "unicodeCodePoints", Results: results}
+	r.Tool.Driver = driver{Name: "repoprep", Version: version, InformationURI: "https://github.com/repoprep/repoprep", Rules: srules}
+	doc := struct {
+		Schema  string `json:"$schema"`
+		Version string `json:"version"`
+		Runs    []run  `json:"runs"`
+	}{"https://json.schemastore.org/sarif-2.1.0.json", "2.1.0", []run{r}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -50,6 +51,7 @@ type rule struct {
 	group        int
 	entropy      float64
 	multiline    bool
+	maxLen       int      // most bytes the regex can match; -1 when unbounded
 	stopWords    [][]byte // lower-case
 	allowRes     []*regexp.Regexp
 	allowPaths   []*regexp.Regexp
@@ -88,6 +90,10 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 			entropy:      r.Entropy,
 			multiline:    r.Multiline,
 			placeholders: !r.Allow.NoPlaceholders,
+		}
+		cr.maxLen = -1
+		if re, err := syntax.Parse(r.Regex, syntax.Perl); err == nil {
+			cr.maxLen = maxMatchBytes(re)
 		}
 		if cr.desc == "" {
 			cr.desc = r.ID

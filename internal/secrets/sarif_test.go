@@ -1,0 +1,97 @@
+package secrets
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale; rerun with -update and review the diff", path)
+	}
+}
+
+func TestWriteSARIF(t *testing.T) {
+	findings := []PathFinding{
+		{Path: "src/app/config.py", Finding: Finding{Line: 12, Column: 11, Rule: "password-assignment",
+			Description: "Password assigned in code or configuration", Match: "Kq…(12)", Fingerprint: "password-assignment:0123456789abcdef"}},
+		{Path: "docs/setup guide.md", Finding: Finding{Line: 3, Column: 1, Rule: "internal-ipv4",
+			Description: "Internal (RFC 1918) IPv4 address", Match: "10…(8)", Fingerprint: "internal-ipv4:fedcba9876543210"}},
+		{Path: "src/app/config.py", Finding: Finding{Line: 4, Column: 7, Rule: "internal-ipv4",
+			Description: "Internal (RFC 1918) IPv4 address", Match: "19…(11)", Fingerprint: "internal-ipv4:00112233445566ff"}},
+	}
+	var buf bytes.Buffer
+	if err := WriteSARIF(&buf, findings, "1.0.0-test"); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "secrets.sarif", buf.Bytes())
+
+	// The fields GitHub code scanning requires, read back.
+	var doc struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID               string `json:"id"`
+						ShortDescription struct{ Text string }
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine, StartColumn int }
+					}
+				}
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	run := doc.Runs[0]
+	if doc.Version != "2.1.0" || run.Tool.Driver.Name != "repoprep" || len(run.Tool.Driver.Rules) != 2 || len(run.Results) != 3 {
+		t.Fatalf("unexpected shape: %+v", doc)
+	}
+	for _, r := range run.Results {
+		if run.Tool.Driver.Rules[r.RuleIndex].ID != r.RuleID || r.Message.Text == "" || r.PartialFingerprints[sarifFingerprintKey] == "" {
+			t.Errorf("result %+v inconsistent", r)
+		}
+		loc := r.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URI == "" || loc.Region.StartLine < 1 || loc.Region.StartColumn < 1 {
+			t.Errorf("bad location %+v", loc)
+		}
+	}
+	if uri := run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI; uri != "docs/setup%20guide.md" {
+		t.Errorf("first result %s, want docs/setup%%20guide.md (sorted by path, escaped)", uri)
+	}
+
+	buf.Reset()
+	if err := WriteSARIF(&buf, nil, "x"); err != nil || !bytes.Contains(buf.Bytes(), []byte(`"results": []`)) {
+		t.Errorf("empty run: %v\n%s", err, buf.Bytes())
+	}
+}
