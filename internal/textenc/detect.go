@@ -188,34 +188,38 @@ func decide(head []byte, atEOF, atStart bool) decision {
 	return decision{err: ErrUndecodable}
 }
 
-// bestCandidate decodes the sample with every candidate, drops those that
-// fail checkText, and returns the most plausible if it reaches minScore.
-// bonus adds chardet's confidence per name. Ties go to the earlier
-// candidate. When none passes, the error is the most telling check that
-// failed.
+// bestCandidate decodes the sample with every candidate and returns the
+// most plausible one that passes checkText, if it reaches minScore; bonus
+// adds chardet's confidence per name, and ties go to the earlier candidate.
+// When none passes, the error is the check failed by the most plausible
+// decoding: a GBK file with one broken byte pair is undecodable, not
+// mojibake because it also reads as "ÅäÖÃ" in Windows-1252.
 func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]int) (charset, error) {
 	best, bestScore := -1, 0.0
-	err := ErrUndecodable
+	failErr, failScore := ErrUndecodable, -1.0
 	for i, c := range cands {
 		text, decoded := decodeSample(c.enc, head, atEOF)
 		if !decoded {
 			continue
 		}
-		if cerr := checkText(text); cerr != nil {
-			if cerr != ErrUndecodable {
-				err = cerr
+		score := plausibility(text, profileOf(c.name)) + float64(bonus[c.name])*chardetWeight
+		if err := checkText(text); err != nil {
+			if score > failScore {
+				failErr, failScore = err, score
 			}
 			continue
 		}
-		score := plausibility(text, profileOf(c.name)) + float64(bonus[c.name])*chardetWeight
 		if score > bestScore { // strictly greater: ties go to the earlier candidate
 			best, bestScore = i, score
 		}
 	}
-	if best < 0 || bestScore < minScore {
-		return charset{}, err
+	switch {
+	case best >= 0 && bestScore >= minScore:
+		return cands[best], nil
+	case best >= 0 && bestScore >= failScore:
+		return charset{}, ErrUndecodable // decodes, but reads as no language
 	}
-	return cands[best], nil
+	return charset{}, failErr
 }
 
 // chardetBonus runs chardet on the sample and returns its confidence per

@@ -17,6 +17,7 @@ import (
 // on mixed-script or mixed-case words, and scores well under 0.6.
 func plausibility(text string, p profile) float64 {
 	rs := []rune(text)
+	mixed := mixedCaseWords(rs)
 	var sum float64
 	n, kana, han := 0, 0, 0
 	for i, r := range rs {
@@ -31,6 +32,9 @@ func plausibility(text string, p profile) float64 {
 			next = rs[i+1]
 		}
 		w := runeWeight(r, prev, next)
+		if mixed[i] && (unicode.IsUpper(r) || unicode.IsLower(r)) {
+			w = min(w, 0.2)
+		}
 		switch script := scriptOf(r); {
 		case script == scriptKana:
 			kana++
@@ -58,6 +62,31 @@ func plausibility(text string, p profile) float64 {
 		score *= 0.7
 	}
 	return score
+}
+
+// mixedCaseWords marks the runes of words that turn from lower to upper case
+// inside the word ("еДжц"): the shape a cased alphabet takes when bytes of
+// another script are read as it. ASCII-only words ("iPhone") are not scored
+// anyway.
+func mixedCaseWords(rs []rune) []bool {
+	mixed := make([]bool, len(rs))
+	for i := 0; i < len(rs); {
+		if !unicode.IsLetter(rs[i]) {
+			i++
+			continue
+		}
+		j, isMixed := i+1, false
+		for ; j < len(rs) && unicode.IsLetter(rs[j]); j++ {
+			isMixed = isMixed || unicode.IsUpper(rs[j]) && unicode.IsLower(rs[j-1])
+		}
+		if isMixed {
+			for k := i; k < j; k++ {
+				mixed[k] = true
+			}
+		}
+		i = j
+	}
+	return mixed
 }
 
 // profile is what a candidate charset says about the language of the text.
@@ -136,12 +165,17 @@ func runeWeight(r, prev, next rune) float64 {
 		if !(r >= 0x0410 && r <= 0x044f) && r != 'ё' && r != 'Ё' {
 			return alphabetWeight(r, prev, next) * 0.5 // Ukrainian, Serbian, ... letters
 		}
-		return alphabetWeight(r, prev, next)
+		return alphabetWeight(r, prev, next) * letterFrequency(r, "хжшюцщэфъё")
 	case r >= 0x0370 && r <= 0x03ff: // Greek
-		if !unicode.IsLetter(r) {
+		switch {
+		case !unicode.IsLetter(r):
 			return 0.3
+		case r == 'ΰ' || r == 'ΐ':
+			return 0.2 // rare; but Windows-1251's а and А read as ISO-8859-7
+		case r == 'ς' && unicode.IsLetter(next):
+			return 0.1 // final sigma inside a word: Windows-1251's т
 		}
-		return alphabetWeight(r, prev, next)
+		return alphabetWeight(r, prev, next) * letterFrequency(r, "δγχθφβξζψ")
 	case r >= 0xc0 && r <= 0x24f && r != 0xd7 && r != 0xf7: // accented Latin letters
 		return latinWeight(r, prev, next)
 	case r >= 0xa0 && r <= 0xbf, r == 0xd7, r == 0xf7: // Latin-1 symbols
@@ -156,6 +190,10 @@ func runeWeight(r, prev, next rune) float64 {
 		return 0.3
 	case r == '€', r == '™':
 		return 0.8
+	case r >= 0x2500 && r <= 0x259f: // box drawing and block elements: what
+		// KOI8-R and code page 866 make of CJK bytes; real in their own files,
+		// but never most of a text
+		return 0.05
 	case r < 0xa0, r >= 0xe000 && r <= 0xf8ff, r == 0xfffd: // C1 controls, private use
 		return 0
 	case unicode.IsLetter(r):
@@ -180,6 +218,16 @@ func alphabetWeight(r, prev, next rune) float64 {
 		return 0.15 // upper case inside a word
 	}
 	return 0.9
+}
+
+// letterFrequency lowers the weight of an alphabet's less frequent letters
+// (given in lower case), which is what separates Russian from Greek when
+// both read as plausible words: Windows-1251 "Привет" is ISO-8859-7 "Οπθβες".
+func letterFrequency(r rune, rare string) float64 {
+	if strings.ContainsRune(rare, unicode.ToLower(r)) {
+		return 0.7
+	}
+	return 1
 }
 
 // latinWeight scores an accented Latin letter. In French, German, Spanish

@@ -28,9 +28,10 @@ const (
 // accepts only valid UTF-8; legacy decoders always emit it, so an invalid
 // byte can only come from input that claimed to be UTF-8.
 type sink struct {
-	dst      io.Writer
-	res      *Result
-	keepFFFD bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
+	dst        io.Writer
+	res        *Result
+	keepFFFD   bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
+	skipTokens bool // leave Result.Tokens at 0 (benchmarks only)
 
 	afterCR bool   // the last byte written was a CR, so a leading LF is its pair
 	carry   []byte // an incomplete rune left at the end of the last chunk
@@ -164,6 +165,9 @@ func (s *sink) flush() error {
 // countTokens adds b to the pending batch and counts whole lines once the
 // batch is large enough; final counts everything left.
 func (s *sink) countTokens(b []byte, final bool) {
+	if s.skipTokens {
+		return
+	}
 	s.pending = append(s.pending, b...)
 	for len(s.pending) >= tokenBatchBytes || (final && len(s.pending) > 0) {
 		cut := len(s.pending)

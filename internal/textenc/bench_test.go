@@ -1,0 +1,102 @@
+package textenc
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/repoprep/repoprep/internal/tokens"
+	"golang.org/x/text/encoding/simplifiedchinese"
+)
+
+// benchText is ~4 MB of Go-like source with Chinese comments: what a GBK
+// repository holds.
+func benchText() string {
+	const block = "// 读取配置文件，返回默认用户名和错误信息。\n" +
+		"func loadConfig(path string) (*Config, error) {\n" +
+		"\tdata, err := os.ReadFile(path) // 文件不存在时返回错误\n" +
+		"\tif err != nil {\n\t\treturn nil, fmt.Errorf(\"读取失败: %w\", err)\n\t}\n" +
+		"\treturn parse(data)\n}\n\n"
+	return strings.Repeat(block, 4<<20/len(block))
+}
+
+func benchNormalize(b *testing.B, data []byte, wantEncoding string) {
+	benchNormalizeCounting(b, data, wantEncoding, true)
+}
+
+func benchNormalizeCounting(b *testing.B, data []byte, wantEncoding string, countTokens bool) {
+	var out bytes.Buffer
+	out.Grow(2 * len(data))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		res, err := normalizeCounting(bytes.NewReader(data), &out, countTokens)
+		if err != nil || res.Encoding != wantEncoding {
+			b.Fatalf("Normalize: %v, encoding %q", err, res.Encoding)
+		}
+	}
+}
+
+func BenchmarkNormalizeUTF8(b *testing.B) {
+	benchNormalize(b, []byte(benchText()), "utf-8")
+}
+
+func BenchmarkNormalizeGBK(b *testing.B) {
+	data, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(benchText()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchNormalize(b, data, "gbk")
+}
+
+// BenchmarkDecodeOnly is Normalize without the token count: the decoder's,
+// checks' and line-ending conversion's own cost.
+func BenchmarkDecodeOnly(b *testing.B) {
+	gbk, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(benchText()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("utf8", func(b *testing.B) { benchNormalizeCounting(b, []byte(benchText()), "utf-8", false) })
+	b.Run("gbk", func(b *testing.B) { benchNormalizeCounting(b, gbk, "gbk", false) })
+}
+
+// BenchmarkCopy is the baseline: a plain io.Copy of the same bytes into the
+// same kind of destination.
+func BenchmarkCopy(b *testing.B) {
+	gbk, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(benchText()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"utf8": []byte(benchText()), "gbk": gbk} {
+		b.Run(name, func(b *testing.B) {
+			var out bytes.Buffer
+			out.Grow(2 * len(data))
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				out.Reset()
+				if _, err := io.Copy(&out, bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTokenCount isolates the o200k count Normalize does on the same
+// text (in the same 64 KiB line batches), to show where the time goes.
+func BenchmarkTokenCount(b *testing.B) {
+	text := benchText()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for rest := text; rest != ""; {
+			n := min(len(rest), tokenBatchBytes)
+			if i := strings.LastIndexByte(rest[:n], '\n'); i >= 0 && n < len(rest) {
+				n = i + 1
+			}
+			tokens.Count(rest[:n])
+			rest = rest[n:]
+		}
+	}
+}

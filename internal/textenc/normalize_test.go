@@ -1,0 +1,260 @@
+package textenc
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/tokens"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
+)
+
+func encode(t testing.TB, enc encoding.Encoding, s string) string {
+	t.Helper()
+	b, err := enc.NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		t.Fatalf("encode %q: %v", s, err)
+	}
+	return string(b)
+}
+
+func run(t testing.TB, in string) (Result, string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := Normalize(strings.NewReader(in), &out)
+	return res, out.String(), err
+}
+
+const zhLine = "配置文件读取失败，请检查目录权限。默认用户名是管理员。\n"
+
+func TestNormalize(t *testing.T) {
+	gbk := func(s string) string { return encode(t, simplifiedchinese.GBK, s) }
+	bigASCII := strings.Repeat("package main // plain ASCII line\n", 3000) // ~100 KiB, beyond the sample
+	bigUTF8 := strings.Repeat("naïve café, 中文注释\n", 5000)
+	tests := []struct {
+		name string
+		in   string
+		want string // normalized output when err is nil
+		res  Result // Encoding, BOM, CRLF, Lines are compared; Bytes and Tokens are checked separately
+		err  error
+	}{
+		{"empty", "", "", Result{Encoding: "utf-8"}, nil},
+		{"ascii", "hello\nworld", "hello\nworld", Result{Encoding: "utf-8", Lines: 2}, nil},
+		{"final newline", "a\n", "a\n", Result{Encoding: "utf-8", Lines: 1}, nil},
+		{"only newline", "\n", "\n", Result{Encoding: "utf-8", Lines: 1}, nil},
+		{"crlf", "a\r\nb\r\n", "a\nb\n", Result{Encoding: "utf-8", CRLF: true, Lines: 2}, nil},
+		{"lone cr", "a\rb\r", "a\nb\n", Result{Encoding: "utf-8", CRLF: true, Lines: 2}, nil},
+		{"cr crlf", "a\r\r\nb", "a\n\nb", Result{Encoding: "utf-8", CRLF: true, Lines: 3}, nil},
+		{"lf cr", "a\n\rb", "a\n\nb", Result{Encoding: "utf-8", CRLF: true, Lines: 3}, nil},
+		{"utf-8", "héllo 世界\n", "héllo 世界\n", Result{Encoding: "utf-8", Lines: 1}, nil},
+		{"utf-8 bom", "\xef\xbb\xbfhé\r\n", "hé\n", Result{Encoding: "utf-8", BOM: true, CRLF: true, Lines: 1}, nil},
+		{"utf-16le bom", "\xff\xfe" + encode(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "hé 世界\r\n"),
+			"hé 世界\n", Result{Encoding: "utf-16le", BOM: true, CRLF: true, Lines: 1}, nil},
+		{"utf-16be bom", "\xfe\xff" + encode(t, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "hé 世界"),
+			"hé 世界", Result{Encoding: "utf-16be", BOM: true, Lines: 1}, nil},
+		{"utf-32le bom", encode(t, utf32.UTF32(utf32.LittleEndian, utf32.UseBOM), "hé 世界"),
+			"hé 世界", Result{Encoding: "utf-32le", BOM: true, Lines: 1}, nil},
+		{"utf-32be bom", encode(t, utf32.UTF32(utf32.BigEndian, utf32.UseBOM), "hé 世界"),
+			"hé 世界", Result{Encoding: "utf-32be", BOM: true, Lines: 1}, nil},
+		{"utf-16le no bom", encode(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "hello world\n"),
+			"hello world\n", Result{Encoding: "utf-16le", Lines: 1}, nil},
+		{"utf-32be no bom", encode(t, utf32.UTF32(utf32.BigEndian, utf32.IgnoreBOM), "hello world\n"),
+			"hello world\n", Result{Encoding: "utf-32be", Lines: 1}, nil},
+		{"gbk", gbk(zhLine), zhLine, Result{Encoding: "gbk", Lines: 1}, nil},
+		{"gbk crlf", gbk("第一行\r\n第二行\r\n"), "第一行\n第二行\n", Result{Encoding: "gbk", CRLF: true, Lines: 2}, nil},
+		{"gb18030 four-byte", encode(t, simplifiedchinese.GB18030, zhLine+"表情 😀\n"), zhLine + "表情 😀\n",
+			Result{Encoding: "gb18030", Lines: 2}, nil},
+		{"iso-2022-jp", encode(t, japanese.ISO2022JP, "設定ファイルが見つかりません。\n"), "設定ファイルが見つかりません。\n",
+			Result{Encoding: "iso-2022-jp", Lines: 1}, nil},
+		{"gbk after 100 KiB of ascii", bigASCII + gbk(zhLine), bigASCII + zhLine,
+			Result{Encoding: "gbk", Lines: 3001}, nil},
+
+		// U+FFFD: the author's is kept, a decoder's is refused.
+		{"fffd kept in utf-8", "a\uFFFDb", "a\uFFFDb", Result{Encoding: "utf-8", Lines: 1}, nil},
+		{"fffd introduced in sample", gbk(zhLine) + "\x81\x20" + gbk(zhLine), "", Result{}, ErrUndecodable},
+		{"fffd introduced late", gbk(strings.Repeat(zhLine, 3000)) + "\xff\xff", "", Result{}, ErrUndecodable},
+		{"lone surrogate in utf-16", "\xff\xfe\x41\x00\x00\xd8\x41\x00", "", Result{}, ErrUndecodable},
+		{"invalid utf-8 late", bigUTF8 + "\xc3(", "", Result{}, ErrUndecodable},
+		{"truncated utf-8 at eof", bigUTF8 + "\xe4\xb8", "", Result{}, ErrUndecodable},
+
+		// Mojibake, in UTF-8 and in a legacy charset.
+		{"utf-8 read as latin-1", "Caf\u00c3\u00a9 cr\u00c3\u00a8me", "", Result{}, ErrMojibake},
+		{"smart quote read as cp1252", "It\u00e2\u20ac\u2122s here", "", Result{}, ErrMojibake},
+		{"cyrillic read as cp1252", "\u00d0\u0178\u00d1\u20ac\u00d0\u00b8\u00d0\u00b2\u00d0\u00b5\u00d1\u201a", "", Result{}, ErrMojibake},
+		{"kun jin kao in utf-8", "文件名：锟斤拷锟斤拷.txt", "", Result{}, ErrMojibake},
+		{"tang tang tang", "变量值 烫烫烫烫 未初始化", "", Result{}, ErrMojibake},
+		{"tun tun tun", "屯屯屯屯", "", Result{}, ErrMojibake},
+		{"kun jin kao in gbk", gbk(zhLine + "锟斤拷\n"), "", Result{}, ErrMojibake},
+		{"one weak pair is fine", "\u00d6\u2019s", "\u00d6\u2019s", Result{Encoding: "utf-8", Lines: 1}, nil},
+		{"portuguese is not mojibake", "São Paulo, ÃO", "São Paulo, ÃO", Result{Encoding: "utf-8", Lines: 1}, nil},
+
+		// Not text.
+		{"nul", "abc\x00def", "", Result{}, ErrBinary},
+		{"elf", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00", "", Result{}, ErrBinary},
+		{"controls", "\x01\x02\x03\x04abc", "", Result{}, ErrBinary},
+		{"nul after 100 KiB", bigASCII + "\x00", "", Result{}, ErrBinary},
+		{"one tab vt ff esc is text", "a\tb\vc\fd\x1b[0m\n", "a\tb\vc\fd\x1b[0m\n", Result{Encoding: "utf-8", Lines: 1}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, got, err := run(t, tt.in)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("err = %v, want %v (encoding %q)", err, tt.err, res.Encoding)
+			}
+			if err != nil {
+				return
+			}
+			if got != tt.want {
+				t.Errorf("output = %q, want %q", clip(got), clip(tt.want))
+			}
+			if res.Encoding != tt.res.Encoding || res.BOM != tt.res.BOM || res.CRLF != tt.res.CRLF || res.Lines != tt.res.Lines {
+				t.Errorf("result = %+v, want %+v", res, tt.res)
+			}
+			if res.Bytes != int64(len(got)) {
+				t.Errorf("Bytes = %d, wrote %d", res.Bytes, len(got))
+			}
+			if want := tokens.Count(got); res.Tokens < want || res.Tokens > want+want/100+1 {
+				t.Errorf("Tokens = %d, whole-text count %d", res.Tokens, want)
+			}
+		})
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:40] + "..." + s[len(s)-40:]
+	}
+	return s
+}
+
+// TestNormalizeChunkBoundaries feeds inputs one byte per Read and in large
+// inputs whose CRLF pairs and multi-byte characters straddle every internal
+// buffer boundary; the output must not depend on how the input arrives.
+func TestNormalizeChunkBoundaries(t *testing.T) {
+	line := "naïve café 中文 \r\n"
+	inputs := map[string]string{
+		"utf-8 crlf": strings.Repeat(line, 20000),
+		"gbk crlf":   encode(t, simplifiedchinese.GBK, strings.Repeat("中文注释，默认配置。\r\n", 20000)),
+		"utf-16le":   "\xff\xfe" + encode(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), strings.Repeat(line, 5000)),
+	}
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			var whole, trickle bytes.Buffer
+			r1, err1 := Normalize(strings.NewReader(in), &whole)
+			r2, err2 := Normalize(iotest.OneByteReader(strings.NewReader(in)), &trickle)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("errors: %v, %v", err1, err2)
+			}
+			if !bytes.Equal(whole.Bytes(), trickle.Bytes()) || r1 != r2 {
+				t.Fatalf("output depends on read sizes: %+v vs %+v", r1, r2)
+			}
+			if bytes.IndexByte(whole.Bytes(), '\r') >= 0 || !r1.CRLF {
+				t.Errorf("CR left in output, or CRLF not reported (%+v)", r1)
+			}
+			if n := bytes.Count(whole.Bytes(), []byte("\n")); n != r1.Lines {
+				t.Errorf("Lines = %d, output has %d newlines", r1.Lines, n)
+			}
+		})
+	}
+}
+
+// TestSinkCRAtChunkEnd checks the one CR case a chunked reader must get
+// right: a CR that ends one chunk and the LF that starts the next.
+func TestSinkCRAtChunkEnd(t *testing.T) {
+	var out bytes.Buffer
+	var res Result
+	s := newSink(&out, &res)
+	for _, chunk := range []string{"a\r", "\nb\r", "\r", "\n", "c"} {
+		if err := s.write([]byte(chunk), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "a\nb\n\nc"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if res.Lines != 4 || !res.CRLF {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+// TestTokensInBatches checks that counting in line batches stays within a
+// hair of counting the whole text at once, on a text several batches long.
+func TestTokensInBatches(t *testing.T) {
+	text := strings.Repeat("func (s *Server) Serve(l net.Listener) error { return s.serve(l) } // 服务\n", 3000)
+	res, got, err := run(t, text)
+	if err != nil || got != text {
+		t.Fatalf("err = %v, output changed: %v", err, got != text)
+	}
+	whole := tokens.Count(text)
+	if res.Tokens < whole || res.Tokens > whole+whole/100 {
+		t.Errorf("Tokens = %d, whole-text count %d", res.Tokens, whole)
+	}
+}
+
+// TestDecisionDeterministic runs the decision on short CJK samples, where
+// chardet's own answer changes from run to run, and requires one answer.
+func TestDecisionDeterministic(t *testing.T) {
+	files := buildCorpus(t)
+	for _, f := range files {
+		if len(f.data) >= 40 || strings.HasPrefix(f.enc, "utf-16") {
+			continue
+		}
+		first := decide(f.data, true, true)
+		var firstOut bytes.Buffer
+		firstRes, firstErr := Normalize(bytes.NewReader(f.data), &firstOut)
+		for range 20 {
+			if d := decide(f.data, true, true); d.name != first.name || d.err != first.err {
+				t.Fatalf("%s: decision changed from %q/%v to %q/%v", f.name, first.name, first.err, d.name, d.err)
+			}
+			var out bytes.Buffer
+			res, err := Normalize(bytes.NewReader(f.data), &out)
+			if res != firstRes || err != firstErr || !bytes.Equal(out.Bytes(), firstOut.Bytes()) {
+				t.Fatalf("%s: Normalize gave a different result on a rerun", f.name)
+			}
+		}
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{
+		"", "hello\r\nworld\r", "\xef\xbb\xbfabc", "\xff\xfeh\x00i\x00", "\xfe\xff\x00h\x00i",
+		"a\uFFFDb", "Caf\u00c3\u00a9", "\xc4\xe3\xba\xc3\xa3\xac\xca\xc0\xbd\xe7", "\xa7\x41\xa6\x6e",
+		"\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd", "\xbe\xc8\xb3\xe7", "\xcf\xd2\xc9\xd7\xc5\xd4",
+		"\x1b$B$3$s\x1b(B", "abc\x00", "\xff\xfe\x00\xd8", "\xe4\xb8", "\r",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out bytes.Buffer
+		res, err := Normalize(bytes.NewReader(in), &out)
+		if err != nil {
+			if !errors.Is(err, ErrBinary) && !errors.Is(err, ErrUndecodable) && !errors.Is(err, ErrMojibake) {
+				t.Fatalf("unexpected error kind: %v", err)
+			}
+			return
+		}
+		got := out.Bytes()
+		if !utf8.Valid(got) {
+			t.Fatalf("invalid UTF-8 out: %q", got)
+		}
+		if bytes.IndexByte(got, '\r') >= 0 || bytes.IndexByte(got, 0) >= 0 {
+			t.Fatalf("CR or NUL in output: %q", got)
+		}
+		if bytes.ContainsRune(got, utf8.RuneError) && (res.Encoding != "utf-8" || !bytes.Contains(in, []byte("\xef\xbf\xbd"))) {
+			t.Fatalf("U+FFFD introduced decoding %q as %s: %q", in, res.Encoding, got)
+		}
+		if res.Bytes != int64(len(got)) {
+			t.Fatalf("Bytes = %d, wrote %d", res.Bytes, len(got))
+		}
+	})
+}
