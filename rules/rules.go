@@ -11,20 +11,22 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 )
 
-//go:embed defaults/exclude_dirs.txt defaults/junk_names.txt defaults/extensions.toml
+//go:embed defaults/exclude_dirs.txt defaults/junk_names.txt defaults/extensions.toml defaults/not_vendored.txt
 var defaults embed.FS
 
 // Set is the merged rule data one run uses. It is read-only after Load, so
 // workers share it without locks.
 type Set struct {
-	ExcludeDirs map[string]bool // base names of directories never walked
-	Junk        []JunkName      // in file order; the first match wins
+	ExcludeDirs map[string]bool  // base names of directories never walked
+	Junk        []JunkName       // in file order; the first match wins
+	NotVendored []*regexp.Regexp // paths kept although go-enry calls them vendored
 	Classes     []Class
 	Secrets     []SecretRule
 
@@ -83,6 +85,17 @@ func Load(extra string) (*Set, error) {
 	}
 	for _, j := range junk {
 		s.Junk = append(s.Junk, JunkName{Glob: j[0], Reason: j[1]})
+	}
+	keep, err := readList("defaults/not_vendored.txt", 1)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keep {
+		re, err := regexp.Compile(k[0])
+		if err != nil {
+			return nil, fmt.Errorf("rules: defaults/not_vendored.txt: %q: %w", k[0], err)
+		}
+		s.NotVendored = append(s.NotVendored, re)
 	}
 	var ext userFile
 	if err := decodeTOML("defaults/extensions.toml", mustRead("defaults/extensions.toml"), &ext); err != nil {

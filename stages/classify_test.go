@@ -191,6 +191,9 @@ func TestTriageDisguised(t *testing.T) {
 		{".gitignore", []byte("*.log\n"), "text", "", false},
 		{".github/workflows/ci.yml", []byte("on: push\n"), "text", "", false},
 		{"third_party/lib/x.c", []byte("int x;\n"), "junk", "vendored", false},
+		{"pkg/testdata/input.go", []byte("package x\n"), "source", "", false},
+		{"types/index.d.ts", []byte("export declare const x: number;\n"), "source", "", false},
+		{"Jenkinsfile", []byte("pipeline { agent any }\n"), "source", "", false},
 	}
 	dir := t.TempDir()
 	env := &Env{Src: openRoot(t, dir), Rules: defaultRules(t)}

@@ -33,7 +33,7 @@ func (e *Env) Triage(ctx context.Context, rec *Record) error {
 		rec.Category, rec.Reason = "junk", reason
 		return nil
 	}
-	if isVendored(rec.Path) {
+	if e.isVendored(rec.Path) {
 		rec.Category, rec.Reason = "junk", "vendored"
 		return nil
 	}
@@ -124,14 +124,19 @@ func isMinified(base string, head []byte) bool {
 }
 
 // isVendored asks go-enry's vendor patterns (vendor/, third_party/,
-// jquery.js, gradlew...), which also claim git's own files (.gitignore,
-// .gitattributes) and the .github/ folder: those describe this repository,
-// so they are kept.
-func isVendored(p string) bool {
-	if strings.HasPrefix(path.Base(p), ".git") || p == ".github" || strings.HasPrefix(p, ".github/") || strings.Contains(p, "/.github/") {
+// jquery.js, gradlew...). Those are linguist's "leave out of language
+// statistics" list and also claim testdata/, .github/ and .d.ts files, which
+// are the repository's own: rules/defaults/not_vendored.txt takes them back.
+func (e *Env) isVendored(p string) bool {
+	if !enry.IsVendor(p) {
 		return false
 	}
-	return enry.IsVendor(p)
+	for _, re := range e.Rules.NotVendored {
+		if re.MatchString(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // testDirs are directory names that hold tests and fixtures in most ecosystems.
