@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -25,7 +26,16 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// REPOPREP_CPUPROFILE=FILE writes a CPU profile of the whole command,
+	// for finding where a slow run spends its time.
+	if name := os.Getenv("REPOPREP_CPUPROFILE"); name != "" {
+		if f, err := os.Create(name); err == nil {
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	pprof.StopCPUProfile()
 	stop()
 	os.Exit(code)
 }
