@@ -8,8 +8,6 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // lineReader streams a file line by line, keeping at most maxChars
@@ -156,24 +154,24 @@ func numberWidth(maxLine int) int {
 // fitLines reports how many whole lines of text fit in room tokens and what
 // they cost; ends[i] is the offset just past line i. It counts the batch
 // once and, only when that is too much, binary-searches the longest prefix.
-func fitLines(text []byte, ends []int, room int) (k, cost int) {
+func fitLines(c *counter, text []byte, ends []int, room int) (k, cost int) {
 	if len(ends) == 0 {
 		return 0, 0
 	}
-	if n := tokens.Count(string(text[:ends[len(ends)-1]])); n <= room {
+	if n := c.Count(string(text[:ends[len(ends)-1]])); n <= room {
 		return len(ends), n
 	}
 	lo, hi := 0, len(ends)-1 // lo lines are known to fit, hi+1 known not to
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if tokens.Count(string(text[:ends[mid-1]])) <= room {
+		if c.Count(string(text[:ends[mid-1]])) <= room {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
 	if lo > 0 {
-		cost = tokens.Count(string(text[:ends[lo-1]]))
+		cost = c.Count(string(text[:ends[lo-1]]))
 	}
 	return lo, cost
 }

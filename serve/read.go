@@ -240,7 +240,7 @@ func (s *Server) readOne(ctx context.Context, sn *snapshot, fr *fileRead, room i
 		}
 		defer func() { batch, ends = batch[:0], ends[:0] }()
 		fr.batches++
-		k, n := fitLines(batch, ends, room-used)
+		k, n := fitLines(s.counter, batch, ends, room-used)
 		if k < len(ends) {
 			fr.cut = true
 			if k == 0 && len(fr.segs) == 0 {

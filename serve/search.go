@@ -62,7 +62,7 @@ func (s *Server) search(ctx context.Context, sn *snapshot, args SearchArgs) (ans
 
 	budget := s.opts.DefaultBudget
 	g := grep{re: re, ctxLines: args.ContextLines, maxShown: maxResults, maxChars: s.opts.MaxLineChars,
-		budget: budget, room: budget - 120} // the tail line stays within the budget too
+		counter: s.counter, budget: budget, room: budget - 120} // the tail line stays within the budget too
 	for _, e := range sn.readable {
 		if !e.Staged || (glob != nil && !glob.MatchString(e.Path)) {
 			continue
@@ -93,12 +93,12 @@ type grep struct {
 	ctxLines int
 	maxShown int
 	maxChars int
+	counter  *counter
 	budget   int // tokens for the whole answer
 	room     int // tokens left for output lines
 	full     bool
 	out      strings.Builder
 	res      SearchResult
-	lastFile string
 }
 
 type ctxLine struct {
@@ -196,7 +196,7 @@ func (g *grep) file(sn *snapshot, rel string) error {
 	if len(ends) == 0 || g.full {
 		return nil
 	}
-	k, cost := fitLines(buf, ends, g.room)
+	k, cost := fitLines(g.counter, buf, ends, g.room)
 	if k < len(ends) {
 		g.full = true
 		g.res.Cut = "token budget"

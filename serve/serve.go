@@ -110,6 +110,7 @@ type Server struct {
 	inFlight chan struct{} // a slot per running tool call
 	mcp      *mcp.Server
 	tools    map[string]*tool // by name, for the JSON API
+	counter  *counter         // memoized token counts, shared by all snapshots
 
 	reloadMu sync.Mutex // serializes snapshot loads
 	mu       sync.Mutex // guards cur, badID and every snapshot's refs/retired
@@ -126,6 +127,7 @@ func New(out string, opts Options) (*Server, error) {
 		opts:     opts,
 		log:      opts.Logger,
 		inFlight: make(chan struct{}, opts.MaxInFlight),
+		counter:  newCounter(),
 	}
 	sn, err := loadSnapshot(out)
 	if err != nil {
