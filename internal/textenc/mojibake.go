@@ -20,6 +20,8 @@ import (
 type mojibakeState struct {
 	prev [3]rune // prev[0] is the rune just before, prev[2] three runes back
 	weak int     // hits that a rare legitimate text could also produce
+	hits int     // Latin-1-style hits, strong or weak: the density test for UTF-8 input
+	gbk  bool    // 锟斤拷, 烫烫烫 or 屯屯屯 seen: unmistakable in any input
 }
 
 // weakHitsLimit is how many weak hits make text mojibake: one "Ö’" may be
@@ -34,8 +36,10 @@ func (m *mojibakeState) feed(r rune) bool {
 	m.prev = [3]rune{r, p0, p1}
 	switch {
 	case r == '拷' && p0 == '斤' && p1 == '锟':
+		m.gbk = true
 		return true
 	case (r == '烫' || r == '屯') && p0 == r && p1 == r:
+		m.gbk = true
 		return true
 	}
 	c, ok := cp1252Byte(r)
@@ -47,10 +51,13 @@ func (m *mojibakeState) feed(r rune) bool {
 	b2, ok2 := cp1252Byte(p2)
 	switch {
 	case ok0 && ok1 && ok2 && b2 >= 0xf0 && utf8.Valid([]byte{b2, b1, b0, c}):
+		m.hits += 2 // three or four runes in a row that re-encode: strong evidence
 		return true
 	case ok0 && ok1 && b1 >= 0xe0 && b1 < 0xf0 && utf8.Valid([]byte{b1, b0, c}):
+		m.hits += 2
 		return true
 	case ok0 && b0 >= 0xc2 && b0 < 0xe0 && utf8.Valid([]byte{b0, c}):
+		m.hits++
 		// Â, Ã, Ð and Ñ lead almost all real cases (Latin-1 punctuation,
 		// é-type letters, Cyrillic) and never precede a symbol in real text.
 		if b0 == 0xc2 || b0 == 0xc3 || b0 == 0xd0 || b0 == 0xd1 {
@@ -60,6 +67,22 @@ func (m *mojibakeState) feed(r rune) bool {
 		return m.weak >= weakHitsLimit
 	}
 	return false
+}
+
+// Valid UTF-8 input is judged by density, not by one Latin-1-style hit: a
+// test that checks a MIME decoder with "foo-Ã¤.html" among other non-ASCII
+// text, or a comment reading "2×½ + 3×¼", is the author's text. A text
+// garbled as a whole has a hit for nearly every accented letter:
+// mojibakeMinHits hits that make at least 1/mojibakeShare of its non-ASCII
+// runes mark it. The GBK markers need no density: nobody writes 锟斤拷.
+const (
+	mojibakeMinHits = 2
+	mojibakeShare   = 8
+)
+
+// isMojibakeUTF8 applies the test after a whole valid UTF-8 text.
+func (m *mojibakeState) isMojibakeUTF8(nonASCII int64) bool {
+	return m.gbk || m.hits >= mojibakeMinHits && int64(m.hits)*mojibakeShare >= nonASCII
 }
 
 // cp1252Byte returns the byte that r has in Windows-1252's upper half, with

@@ -34,6 +34,11 @@ func run(t testing.TB, in string) (Result, string, error) {
 
 const zhLine = "配置文件读取失败，请检查目录权限。默认用户名是管理员。\n"
 
+const (
+	fractions  = "// with len(tmp) ≥ textMax, a “not present” entry,\n// an average length 2×½ + 3×¼ + 4×⅛ + ... = 3.\n// ≥ 1 — naïve café résumé über straße ½ ¼\n"
+	quotedMoji = "{`attachment; filename=\"foo-Ã¤.html\"`, m(\"filename\", \"foo-Ã¤.html\")},\n{\"filename*=UTF-8''%E2%82%AC\", \"€ rates\"},\n// ñ é ü ö ä ß ç à è ì ò ù â ê î ô û ë ï ÿ æ œ ø å\n// Grüße aus Köln, señor, garçon, naïve, déjà vu\n"
+)
+
 func TestNormalize(t *testing.T) {
 	gbk := func(s string) string { return encode(t, simplifiedchinese.GBK, s) }
 	bigASCII := strings.Repeat("package main // plain ASCII line\n", 3000) // ~100 KiB, beyond the sample
@@ -94,6 +99,11 @@ func TestNormalize(t *testing.T) {
 		{"kun jin kao in gbk", gbk(zhLine + "锟斤拷\n"), "", Result{}, ErrMojibake},
 		{"one weak pair is fine", "\u00d6\u2019s", "\u00d6\u2019s", Result{Encoding: "utf-8", Lines: 1}, nil},
 		{"portuguese is not mojibake", "São Paulo, ÃO", "São Paulo, ÃO", Result{Encoding: "utf-8", Lines: 1}, nil},
+		// Real files from the Go tree (index/suffixarray/sais.go,
+		// mime/mediatype_test.go): a few look-alikes among the author's own
+		// non-ASCII text are not a garbled file.
+		{"fractions in a comment", fractions, fractions, Result{Encoding: "utf-8", Lines: 3}, nil},
+		{"mojibake quoted in a test", quotedMoji, quotedMoji, Result{Encoding: "utf-8", Lines: 4}, nil},
 
 		// Not text.
 		{"nul", "abc\x00def", "", Result{}, ErrBinary},

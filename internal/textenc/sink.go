@@ -40,6 +40,7 @@ type sink struct {
 
 	moji     mojibakeState
 	runes    int64
+	nonASCII int64
 	controls int64
 
 	pending []byte // normalized text not yet counted by the tokenizer
@@ -124,7 +125,10 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 		if isControl(r) {
 			s.controls++
 		}
-		if s.moji.feed(r) {
+		s.nonASCII++
+		// A decoding that makes mojibake is wrong at once; UTF-8 input is
+		// the author's own and is judged by density at close.
+		if s.moji.feed(r) && !s.keepFFFD {
 			return ErrMojibake
 		}
 		s.afterCR = false
@@ -224,6 +228,9 @@ func (s *sink) close() error {
 	}
 	if s.controls*maxControlShare > s.runes {
 		return ErrBinary
+	}
+	if s.keepFFFD && s.moji.isMojibakeUTF8(s.nonASCII) {
+		return ErrMojibake
 	}
 	return nil
 }
