@@ -314,3 +314,19 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// TestConcurrentScan shares one Scanner between goroutines, as the pipeline's pool does;
+// run it with -race.
+func TestConcurrentScan(t *testing.T) {
+	s := defaultScanner(t)
+	content, wants := plant(t, fileKinds[0], secrettest.Samples())
+	done := make(chan []Finding)
+	for range 8 {
+		go func() { done <- s.Scan(content) }()
+	}
+	for range 8 {
+		if got := <-done; len(got) != len(wants) {
+			t.Errorf("%d findings, want %d", len(got), len(wants))
+		}
+	}
+}
