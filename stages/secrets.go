@@ -56,7 +56,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 			break
 		}
 		g.Go(func() error {
-			fs, err := sc.ScanFile(e.treePath(rec), mode == modeRedact)
+			fs, err := sc.ScanFileAs(e.treePath(rec), rec.Path, mode == modeRedact)
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
@@ -81,10 +81,15 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 		}
 		holders := append([]*Record{rec}, dups[rec.Path]...)
 		for _, h := range holders {
-			h.Secrets = len(fs)
 			h.Hash = rec.Hash
 			for _, f := range fs {
+				// A duplicate may lie where a rule's path allowlist
+				// applies (a copy under testdata/): judge each path.
+				if h != rec && sc.AllowsPath(f.Rule, h.Path) {
+					continue
+				}
 				out = append(out, Finding{Path: h.Path, Finding: f})
+				h.Secrets++
 			}
 		}
 		if mode == modeExclude {

@@ -31,11 +31,18 @@ const (
 // each secret replaced by [REDACTED:rule-id]; Start and End still refer to the original.
 // Safe for concurrent use on different files.
 func (s *Scanner) ScanFile(name string, redact bool) ([]Finding, error) {
+	return s.ScanFileAs(name, filepath.ToSlash(name), redact)
+}
+
+// ScanFileAs is ScanFile for a file whose path in the repository (the one
+// path allowlists are written against, e.g. "(^|/)testdata/") differs from
+// where it lies on disk, as for a staged copy under OUT/tree.
+func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.scanReader(f, s.pathSkips(filepath.ToSlash(name)), chunkBytes)
+	found, err := s.scanReader(f, s.pathSkips(path), chunkBytes)
 	f.Close()
 	if err != nil || !redact || len(found) == 0 {
 		return found, err
