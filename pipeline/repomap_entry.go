@@ -1,0 +1,304 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/build/constraint"
+	"go/parser"
+	"go/token"
+	"io"
+	"io/fs"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/mod/modfile"
+)
+
+// Entry points, agent instruction files and the project kind: the parts of
+// the map that may read the staged tree.
+
+const (
+	mapHeadBytes   = 8 << 10   // enough of a Go file for its package clause, of go.mod for its module line
+	mapConfigBytes = 256 << 10 // package.json and Makefiles bigger than this are not parsed
+	mapAgentBytes  = 4 << 20   // instruction files are counted up to here; far past the warning
+)
+
+// mapScripts is a build file with the commands it defines.
+type mapScripts struct {
+	path  string
+	names []string
+}
+
+// mapAgent is one agent instruction file found in the manifest.
+type mapAgent struct {
+	path   string
+	chars  int
+	staged bool
+	reason string
+}
+
+// isAgentFile reports whether p is an instruction file coding agents read
+// on their own: CLAUDE.md, CLAUDE.local.md, AGENTS.md, .cursorrules,
+// .github/copilot-instructions.md or anything under .claude/rules/.
+func isAgentFile(p string) bool {
+	switch path.Base(p) {
+	case "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", ".cursorrules":
+		return true
+	}
+	return p == ".github/copilot-instructions.md" || strings.HasSuffix(p, "/.github/copilot-instructions.md") ||
+		strings.HasPrefix(p, ".claude/rules/") || strings.Contains(p, "/.claude/rules/")
+}
+
+// readAgentFile measures an instruction file in characters from its
+// staged copy, or in bytes from the manifest when there is none.
+func readAgentFile(e *Entry, tree fs.FS) mapAgent {
+	a := mapAgent{path: e.Path, chars: int(e.Size), staged: e.Staged, reason: e.Reason}
+	if !e.Staged || tree == nil {
+		return a
+	}
+	data, err := readStagedHead(tree, e.Path, mapAgentBytes)
+	if err != nil {
+		return a
+	}
+	a.chars = utf8.RuneCount(data) // the staged copy is UTF-8
+	return a
+}
+
+// readStagedHead reads at most limit bytes of a staged file.
+func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
+	if tree == nil || !fs.ValidPath(name) {
+		return nil, fs.ErrInvalid
+	}
+	file, err := tree.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	return io.ReadAll(io.LimitReader(file, limit))
+}
+
+// projectKind names what the root holds a manifest for: a Go module, an
+// npm package or a Python project.
+func projectKind(staged []*Entry, tree fs.FS) string {
+	var kinds []string
+	for _, e := range staged {
+		switch e.Path {
+		case "go.mod":
+			kind := "Go module"
+			if head, err := readStagedHead(tree, e.Path, mapHeadBytes); err == nil {
+				if mod := modfile.ModulePath(head); mod != "" {
+					kind += " " + mapCode(mod)
+				}
+			}
+			kinds = append(kinds, kind)
+		case "package.json":
+			kind := "npm package"
+			var pkg struct{ Name string }
+			if data, err := readStagedHead(tree, e.Path, mapConfigBytes); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Name != "" {
+				kind += " " + mapCode(pkg.Name)
+			}
+			kinds = append(kinds, kind)
+		case "pyproject.toml", "setup.py":
+			if !slices.Contains(kinds, "Python project") {
+				kinds = append(kinds, "Python project")
+			}
+		case "Cargo.toml":
+			kinds = append(kinds, "Rust crate")
+		}
+	}
+	return strings.Join(kinds, "; ")
+}
+
+// findEntryPoints collects where a reader would start: Go main packages,
+// main files, package.json scripts, Dockerfiles and Makefile targets.
+func (f *mapFacts) findEntryPoints(staged []*Entry, dirs map[string]*mapDir, tree fs.FS) {
+	goFiles := map[string][]string{} // dir → its non-test Go files, in manifest order
+	for _, e := range staged {
+		p := e.Path
+		base := path.Base(p)
+		depth := strings.Count(p, "/")
+		if strings.HasSuffix(base, ".go") {
+			if !e.Test && !strings.HasSuffix(base, "_test.go") && !hasSegment(p, "testdata") && !hasSegment(p, "vendor") {
+				goFiles[path.Dir(p)] = append(goFiles[path.Dir(p)], p)
+			}
+			continue
+		}
+		if e.Test || hasSegment(p, "testdata") {
+			continue
+		}
+		switch {
+		case mainFileNames[base] && depth <= 3 && (!strings.HasPrefix(base, "index.") || indexDirs[path.Base(path.Dir(p))]):
+			f.mainFiles = append(f.mainFiles, p)
+		case base == "package.json" && depth <= 3:
+			s := mapScripts{path: p}
+			if tree != nil {
+				s.names = packageScripts(tree, p)
+			}
+			f.scripts = append(f.scripts, s)
+		case (strings.HasPrefix(base, "Dockerfile") || strings.HasSuffix(base, ".Dockerfile") || composeFileNames[base]) && depth <= 3:
+			f.docker = append(f.docker, p)
+		case makeFileNames[base] && depth <= 2:
+			s := mapScripts{path: p}
+			if tree != nil && base != "Taskfile.yml" {
+				s.names = makeTargets(tree, p)
+			}
+			f.makeTargets = append(f.makeTargets, s)
+		}
+	}
+	f.goMains = goMainDirs(goFiles, dirs, tree)
+	byDepth := func(ps []string) {
+		sort.SliceStable(ps, func(i, j int) bool { return strings.Count(ps[i], "/") < strings.Count(ps[j], "/") })
+	}
+	byDepth(f.mainFiles)
+	byDepth(f.docker)
+	sort.SliceStable(f.scripts, func(i, j int) bool {
+		return strings.Count(f.scripts[i].path, "/") < strings.Count(f.scripts[j].path, "/")
+	})
+	sort.SliceStable(f.makeTargets, func(i, j int) bool {
+		return strings.Count(f.makeTargets[i].path, "/") < strings.Count(f.makeTargets[j].path, "/")
+	})
+}
+
+var (
+	mainFileNames = map[string]bool{
+		"main.py": true, "__main__.py": true, "manage.py": true, "app.py": true, "wsgi.py": true, "asgi.py": true,
+		"index.js": true, "index.ts": true, "index.tsx": true, "index.jsx": true, "index.mjs": true,
+		"main.js": true, "main.ts": true, "main.tsx": true, "main.jsx": true, "server.js": true, "server.ts": true,
+		"main.rs": true, "main.c": true, "main.cc": true, "main.cpp": true, "Main.java": true, "Program.cs": true,
+	}
+	// index.js and friends are entry points only at a package's root, not
+	// in every component folder.
+	indexDirs        = map[string]bool{".": true, "src": true, "app": true, "lib": true, "server": true, "client": true, "web": true, "frontend": true, "backend": true}
+	composeFileNames = map[string]bool{"docker-compose.yml": true, "docker-compose.yaml": true, "compose.yml": true, "compose.yaml": true}
+	makeFileNames    = map[string]bool{"Makefile": true, "makefile": true, "GNUmakefile": true, "justfile": true, "Taskfile.yml": true}
+)
+
+func hasSegment(p, seg string) bool {
+	return strings.HasPrefix(p, seg+"/") || strings.Contains(p, "/"+seg+"/")
+}
+
+// goMainDirs lists directories holding a Go main package, shallowest and
+// largest first. With a tree it reads package clauses (skipping files
+// under //go:build ignore); without one, a main.go marks a main package.
+func goMainDirs(goFiles map[string][]string, dirs map[string]*mapDir, tree fs.FS) []string {
+	var mains []string
+	for dir, files := range goFiles {
+		if isGoMain(files, tree) {
+			mains = append(mains, dir)
+		}
+	}
+	size := func(dir string) int {
+		if d := dirs[dir]; d != nil {
+			return d.files
+		}
+		return len(goFiles[dir])
+	}
+	sort.Slice(mains, func(i, j int) bool {
+		di, dj := strings.Count(mains[i], "/"), strings.Count(mains[j], "/")
+		if di != dj {
+			return di < dj
+		}
+		if si, sj := size(mains[i]), size(mains[j]); si != sj {
+			return si > sj
+		}
+		return mains[i] < mains[j]
+	})
+	return mains
+}
+
+func isGoMain(files []string, tree fs.FS) bool {
+	if tree == nil {
+		return slices.ContainsFunc(files, func(p string) bool { return path.Base(p) == "main.go" })
+	}
+	for _, p := range files {
+		head, err := readStagedHead(tree, p, mapHeadBytes)
+		if err != nil {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), p, head, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil || isBuildIgnored(file) {
+			continue
+		}
+		// The first file that builds decides; the go tool refuses mixed packages.
+		return file.Name.Name == "main"
+	}
+	return false
+}
+
+// isBuildIgnored reports a //go:build line that names the ignore tag, the
+// convention for generators kept beside a library package.
+func isBuildIgnored(file *ast.File) bool {
+	for _, g := range file.Comments {
+		if g.Pos() > file.Package {
+			break
+		}
+		for _, c := range g.List {
+			if !constraint.IsGoBuild(c.Text) {
+				continue
+			}
+			expr, err := constraint.Parse(c.Text)
+			if err != nil {
+				continue
+			}
+			ignored := false
+			expr.Eval(func(tag string) bool {
+				ignored = ignored || tag == "ignore"
+				return true
+			})
+			return ignored
+		}
+	}
+	return false
+}
+
+// packageScripts lists a package.json's script names, the usual ones first.
+func packageScripts(tree fs.FS, p string) []string {
+	data, err := readStagedHead(tree, p, mapConfigBytes)
+	if err != nil {
+		return nil
+	}
+	var pkg struct{ Scripts map[string]json.RawMessage }
+	if json.Unmarshal(data, &pkg) != nil {
+		return nil
+	}
+	names := slices.Collect(maps.Keys(pkg.Scripts))
+	rank := map[string]int{"dev": 1, "start": 2, "build": 3, "test": 4, "serve": 5, "preview": 6, "lint": 7}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank[names[i]], rank[names[j]]
+		if ri == 0 {
+			ri = 100
+		}
+		if rj == 0 {
+			rj = 100
+		}
+		if ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+var makeTargetLine = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_./-]*)\s*:([^=]|$)`)
+
+// makeTargets lists a Makefile's explicit targets in file order.
+func makeTargets(tree fs.FS, p string) []string {
+	data, err := readStagedHead(tree, p, mapConfigBytes)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for line := range strings.Lines(string(data)) {
+		m := makeTargetLine.FindStringSubmatch(line)
+		if m == nil || strings.ContainsAny(m[1], "%$") || slices.Contains(names, m[1]) {
+			continue
+		}
+		names = append(names, m[1])
+	}
+	return names
+}

@@ -1,0 +1,385 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Rendering: each section of the map at one detail level (mapCaps), and
+// the number and path formatting they share.
+
+// render writes the map at one level of detail.
+func (f *mapFacts) render(c mapCaps) string {
+	var b strings.Builder
+	if f.name != "" {
+		fmt.Fprintf(&b, "# Repository map: %s\n\n", mapElide(f.name, 60))
+	} else {
+		b.WriteString("# Repository map\n\n")
+	}
+	if f.kind != "" {
+		b.WriteString(mapElide(f.kind, c.pathRunes+20) + ". ")
+	}
+	fmt.Fprintf(&b, "%s of %s scanned files are staged for reading (%s).", mapNum(f.staged), mapNum(f.scanned), auditBytes(f.stagedBytes))
+	if len(f.langs) > 0 {
+		b.WriteString(" Languages by lines of source: ")
+		shown := 0
+		for i, l := range f.langs {
+			pct := l.n * 100 / max(f.langLines, 1)
+			if i >= c.langs || (pct < 1 && i > 0) {
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s %s", l.name, mapPct(l.n, f.langLines))
+			shown += l.n
+		}
+		if rest := f.langLines - shown; rest*100/max(f.langLines, 1) >= 1 {
+			fmt.Fprintf(&b, ", other %s", mapPct(rest, f.langLines))
+		}
+		b.WriteString(".")
+	}
+	b.WriteString("\n")
+
+	f.renderModules(&b, c)
+	f.renderTests(&b, c)
+	f.renderEntryPoints(&b, c)
+	f.renderAgents(&b, c)
+	f.renderLeftOut(&b, c)
+
+	b.WriteString("\n## Reading more\n")
+	b.WriteString("- `list_files` pages through files.json (filter by prefix, glob, category, test); `search` runs a regular expression over the staged tree.\n")
+	b.WriteString("- `read_file` takes paths from files.json, with optional line ranges; a duplicate path serves its canonical copy.\n")
+	if f.oversize > 0 {
+		fmt.Fprintf(&b, "- %s oversize %s served by line range only; oversize.json lists %s with %s first lines.\n",
+			mapNum(f.oversize), mapPlural(f.oversize, "file is", "files are"), mapPlural(f.oversize, "it", "them"), mapPlural(f.oversize, "its", "their"))
+	}
+	return b.String()
+}
+
+func (f *mapFacts) renderModules(b *strings.Builder, c mapCaps) {
+	b.WriteString("\n## Top-level directories\n")
+	if len(f.modules) == 0 {
+		fmt.Fprintf(b, "All %s staged files sit at the root.\n", mapNum(f.rootFiles))
+		return
+	}
+	if c.modules == 0 {
+		fmt.Fprintf(b, "%s directories; the largest is %s (%s files).", mapNum(len(f.modules)),
+			mapCode(mapElide(f.modules[0].path+"/", c.pathRunes)), mapNum(f.modules[0].files))
+		if f.rootFiles > 0 {
+			fmt.Fprintf(b, " %s %s at the root.", mapNum(f.rootFiles), mapPlural(f.rootFiles, "file sits", "files sit"))
+		}
+		b.WriteString("\n")
+		return
+	}
+	shown := 0
+	for i, d := range f.modules {
+		if i >= c.modules {
+			break
+		}
+		shown += d.files
+		b.WriteString("- " + f.describeDir(d, c) + "\n")
+		if c.children == 0 || float64(d.files) < largeModuleShare*float64(f.staged) {
+			continue
+		}
+		kids := d.kids
+		if len(kids) > 0 && float64(kids[0].files) >= dominantChildShare*float64(d.files) && len(kids[0].kids) > 1 {
+			kids = kids[0].kids // look through frontend/src to frontend/src/*
+		}
+		if len(kids) < 2 {
+			continue
+		}
+		b.WriteString("  - inside: ")
+		for j, k := range kids {
+			if j >= c.children {
+				fmt.Fprintf(b, ", and %s more", mapNum(len(kids)-j))
+				break
+			}
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(mapCode(mapElide(k.path+"/", c.pathRunes)) + " " + mapNum(k.files))
+			if role := dirRole(k); role != "" {
+				b.WriteString(" (" + role + ")")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if f.rootFiles > 0 {
+		fmt.Fprintf(b, "- %s %s at the root\n", mapNum(f.rootFiles), mapPlural(f.rootFiles, "file", "files"))
+	}
+	if rest := len(f.modules) - c.modules; rest > 0 {
+		fmt.Fprintf(b, "- and %s more %s (%s files)\n", mapNum(rest), mapPlural(rest, "directory", "directories"),
+			mapNum(f.staged-f.rootFiles-shown))
+	}
+}
+
+// describeDir is one module line: path, staged files, main language, role.
+func (f *mapFacts) describeDir(d *mapDir, c mapCaps) string {
+	s := mapCode(mapElide(d.path+"/", c.pathRunes)) + " " + mapNum(d.files) + " " + mapPlural(d.files, "file", "files")
+	if lang := d.language(); lang != "" {
+		s += ", " + lang
+	}
+	if role := dirRole(d); role != "" {
+		s += " — " + role
+	}
+	return s
+}
+func (f *mapFacts) renderTests(b *strings.Builder, c mapCaps) {
+	b.WriteString("\n## Tests\n")
+	if f.tests == 0 {
+		b.WriteString("No staged test files.\n")
+		return
+	}
+	fmt.Fprintf(b, "%s staged test %s (%s of staged).", mapNum(f.tests), mapPlural(f.tests, "file", "files"), mapPct(f.tests, f.staged))
+	list := func(label string, items []mapCount, item func(mapCount) string) {
+		if len(items) == 0 || c.testPlaces == 0 {
+			return
+		}
+		b.WriteString(" " + label + ": ")
+		for i, it := range items {
+			if i >= c.testPlaces {
+				fmt.Fprintf(b, ", and %s more", mapNum(len(items)-i))
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(item(it))
+		}
+		b.WriteString(".")
+	}
+	list("Beside the code", f.testPatterns, func(it mapCount) string {
+		if it.name == "other" {
+			return mapNum(it.n) + " other"
+		}
+		return mapNum(it.n) + " " + mapCode(it.name)
+	})
+	dirs := f.testDirs
+	if c.pathRunes < 60 {
+		dirs = elideCounts(dirs, c.pathRunes)
+	}
+	list("In test directories", dirs, func(it mapCount) string { return mapNum(it.n) + " in " + it.name })
+	b.WriteString("\n")
+}
+
+// elideCounts shortens the code-span names of counts to about maxRunes.
+func elideCounts(cs []mapCount, maxRunes int) []mapCount {
+	out := make([]mapCount, len(cs))
+	for i, c := range cs {
+		out[i] = mapCount{mapElide(c.name, maxRunes+2), c.n}
+	}
+	return out
+}
+
+func (f *mapFacts) renderLeftOut(b *strings.Builder, c mapCaps) {
+	b.WriteString("\n## Left out\n")
+	if f.leftTotal == 0 {
+		b.WriteString("Every scanned file is staged")
+	} else {
+		fmt.Fprintf(b, "%s %s not staged: ", mapNum(f.leftTotal), mapPlural(f.leftTotal, "file", "files"))
+		for i, l := range f.leftOut {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(mapElide(l.category, 20) + " " + mapNum(l.n))
+			var rs []string
+			for _, r := range l.reasons {
+				if len(rs) == c.reasons {
+					rs = append(rs, "…")
+					break
+				}
+				if r.name != "" && r.name != l.category {
+					rs = append(rs, mapElide(r.name, 24)+" "+mapNum(r.n))
+				}
+			}
+			if len(rs) > 0 && rs[0] != "…" {
+				b.WriteString(" (" + strings.Join(rs, ", ") + ")")
+			}
+		}
+	}
+	b.WriteString(".")
+	if f.dups > 0 {
+		fmt.Fprintf(b, " %s %s to a staged copy (`duplicate_of`).", mapNum(f.dups), mapPlural(f.dups, "duplicate points", "duplicates point"))
+	}
+	if f.prunedTotal > 0 {
+		fmt.Fprintf(b, " %s %s not walked", mapNum(f.prunedTotal), mapPlural(f.prunedTotal, "directory", "directories"))
+		limit := max(c.modules/2, 1)
+		for i, p := range f.pruned {
+			if i == 0 {
+				b.WriteString(": ")
+			} else {
+				b.WriteString(", ")
+			}
+			if i >= limit {
+				fmt.Fprintf(b, "and %s more", mapNum(len(f.pruned)-i))
+				break
+			}
+			b.WriteString(mapCode(mapElide(p.name, c.pathRunes)))
+			if p.n > 1 {
+				b.WriteString(" ×" + mapNum(p.n))
+			}
+		}
+		b.WriteString(".")
+	}
+	b.WriteString("\n")
+}
+
+// mapCode writes s as a Markdown code span, widening the fence when s
+// holds a backtick.
+func mapCode(s string) string {
+	if !strings.Contains(s, "`") {
+		return "`" + s + "`"
+	}
+	return "`` " + s + " ``"
+}
+
+// mapElide shortens s to maxRunes by cutting its middle, so both the start
+// of a path and its file name stay readable.
+func mapElide(s string, maxRunes int) string {
+	if maxRunes <= 0 || utf8.RuneCountInString(s) <= maxRunes {
+		return s
+	}
+	r := []rune(s)
+	head := maxRunes / 3
+	tail := maxRunes - head - 1
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+// mapNum formats n with thousands separators.
+func mapNum(n int) string {
+	if n < 0 {
+		return "-" + mapNum(-n)
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// mapPct is part/whole as a whole percentage, "<1%" when small but present.
+func mapPct(part, whole int) string {
+	if whole <= 0 {
+		return "0%"
+	}
+	p := part * 100 / whole
+	if p == 0 && part > 0 {
+		return "<1%"
+	}
+	return fmt.Sprintf("%d%%", p)
+}
+
+func mapPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
+	b.WriteString("\n## Entry points\n")
+	total := len(f.goMains) + len(f.mainFiles) + len(f.scripts) + len(f.docker) + len(f.makeTargets)
+	if total == 0 {
+		b.WriteString("None recognised (no Go main package, main file, package.json, Dockerfile or Makefile).\n")
+		return
+	}
+	if c.entries == 0 {
+		fmt.Fprintf(b, "%s Go main packages, %s main files, %s package.json, %s Docker files, %s Makefiles.\n",
+			mapNum(len(f.goMains)), mapNum(len(f.mainFiles)), mapNum(len(f.scripts)), mapNum(len(f.docker)), mapNum(len(f.makeTargets)))
+		return
+	}
+	paths := func(ps []string, suffix string) string {
+		var s []string
+		for i, p := range ps {
+			if i >= c.entries {
+				s = append(s, "and "+mapNum(len(ps)-i)+" more")
+				break
+			}
+			s = append(s, mapCode(mapElide(p+suffix, c.pathRunes)))
+		}
+		return strings.Join(s, ", ")
+	}
+	if len(f.goMains) > 0 {
+		fmt.Fprintf(b, "- Go main packages (%s): %s\n", mapNum(len(f.goMains)), paths(f.goMains, "/"))
+	}
+	if len(f.mainFiles) > 0 {
+		fmt.Fprintf(b, "- Main files: %s\n", paths(f.mainFiles, ""))
+	}
+	scripts := func(label string, list []mapScripts, verb string) {
+		for i, s := range list {
+			if i >= max(c.entries/3, 1) {
+				fmt.Fprintf(b, "- and %s more %s\n", mapNum(len(list)-i), label)
+				break
+			}
+			b.WriteString("- " + mapCode(mapElide(s.path, c.pathRunes)))
+			if len(s.names) > 0 {
+				b.WriteString(" " + verb + ": ")
+				for j, n := range s.names {
+					if j >= c.entries {
+						fmt.Fprintf(b, ", and %s more", mapNum(len(s.names)-j))
+						break
+					}
+					if j > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString(mapElide(n, 24))
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	scripts("package.json files", f.scripts, "scripts")
+	if len(f.docker) > 0 {
+		fmt.Fprintf(b, "- Docker: %s\n", paths(f.docker, ""))
+	}
+	scripts("Makefiles", f.makeTargets, "targets")
+}
+
+func (f *mapFacts) renderAgents(b *strings.Builder, c mapCaps) {
+	b.WriteString("\n## Agent instructions\n")
+	if len(f.agents) == 0 {
+		b.WriteString("None found (CLAUDE.md, AGENTS.md, .cursorrules, .github/copilot-instructions.md, .claude/rules/).\n")
+		return
+	}
+	large := 0
+	for _, a := range f.agents {
+		if a.chars > agentFileWarnChars {
+			large++
+		}
+	}
+	if c.agents == 0 {
+		fmt.Fprintf(b, "%s instruction %s found", mapNum(len(f.agents)), mapPlural(len(f.agents), "file", "files"))
+		if large > 0 {
+			fmt.Fprintf(b, "; %s over 40,000 characters, which agents may truncate", mapNum(large))
+		}
+		b.WriteString(".\n")
+		return
+	}
+	// Large files first: the warning matters more than the listing.
+	agents := slices.Clone(f.agents)
+	sort.SliceStable(agents, func(i, j int) bool {
+		return agents[i].chars > agentFileWarnChars && agents[j].chars <= agentFileWarnChars
+	})
+	for i, a := range agents {
+		if i >= c.agents {
+			fmt.Fprintf(b, "- and %s more\n", mapNum(len(agents)-i))
+			break
+		}
+		fmt.Fprintf(b, "- %s (%s characters)", mapCode(mapElide(a.path, c.pathRunes)), mapNum(a.chars))
+		if !a.staged {
+			fmt.Fprintf(b, ", not staged (%s)", mapElide(a.reason, 24))
+		}
+		if a.chars > agentFileWarnChars {
+			b.WriteString(" ⚠")
+		}
+		b.WriteString("\n")
+	}
+	if large > 0 {
+		fmt.Fprintf(b, "⚠ marks %s over 40,000 characters: agents may truncate %s; read %s by line range.\n",
+			mapPlural(large, "a file", "files"), mapPlural(large, "it", "them"), mapPlural(large, "it", "them"))
+	}
+}
