@@ -25,9 +25,14 @@ type Audit struct {
 	DirsByFiles []AuditCount `json:"dirs_by_files"` // top 10 directories (two levels deep, subtrees counted)
 	DirsByBytes []AuditCount `json:"dirs_by_bytes"` // top 10, as above, by bytes
 
+	// The two file lists keep the first auditMaxListed rows in their order
+	// and count every file, so report.json stays small on a tree of build
+	// products yet says how many there were; everything else in Audit is
+	// complete (bounded by the number of categories, reasons, encodings or
+	// rules) or a deliberate top-N.
 	LargeFiles    []AuditFile  `json:"large_files"`    // over 5 MiB, largest first, at most 50
 	LargeCount    int          `json:"large_count"`    // all files over 5 MiB
-	Mismatches    []AuditFile  `json:"mismatches"`     // extension disagrees with content, at most 50
+	Mismatches    []AuditFile  `json:"mismatches"`     // extension disagrees with content, at most 50, see mismatchOrder
 	MismatchCount int          `json:"mismatch_count"` // all of them
 	Encodings     []AuditCount `json:"encodings"`      // source encodings of staged text
 
@@ -56,6 +61,7 @@ type AuditFile struct {
 	Size     int64  `json:"size"`
 	Category string `json:"category"`
 	Mime     string `json:"mime,omitempty"`
+	Test     bool   `json:"test,omitempty"` // a test file or fixture, often misnamed on purpose
 }
 
 const (
@@ -63,6 +69,7 @@ const (
 	auditTopExts    = 15
 	auditTopDirs    = 10
 	auditMaxListed  = 50 // keeps report.json small on a repository of build products
+	auditMaxRows    = 15 // rows per section of the rendered summary; the rest is "and N more"
 	auditDirDepth   = 2  // src/components, not src/components/button/icons
 )
 
@@ -106,13 +113,11 @@ func BuildAudit(m *Manifest, secretsByRule map[string]int, stages []StageTime) A
 		}
 		if e.Size > auditLargeBytes {
 			a.LargeCount++
-			a.LargeFiles = append(a.LargeFiles, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category})
+			a.LargeFiles = append(a.LargeFiles, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category, Test: e.Test})
 		}
 		if e.ExtMismatch {
 			a.MismatchCount++
-			if len(a.Mismatches) < auditMaxListed {
-				a.Mismatches = append(a.Mismatches, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category, Mime: e.Mime})
-			}
+			a.Mismatches = append(a.Mismatches, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category, Mime: e.Mime, Test: e.Test})
 		}
 		if e.DuplicateOf != "" {
 			a.DuplicateFiles++
@@ -124,6 +129,10 @@ func BuildAudit(m *Manifest, secretsByRule map[string]int, stages []StageTime) A
 	sort.SliceStable(a.LargeFiles, func(i, j int) bool { return a.LargeFiles[i].Size > a.LargeFiles[j].Size })
 	if len(a.LargeFiles) > auditMaxListed {
 		a.LargeFiles = a.LargeFiles[:auditMaxListed]
+	}
+	sort.SliceStable(a.Mismatches, func(i, j int) bool { return mismatchOrder(a.Mismatches[i], a.Mismatches[j]) })
+	if len(a.Mismatches) > auditMaxListed {
+		a.Mismatches = a.Mismatches[:auditMaxListed]
 	}
 	a.Categories = auditRank(cats, byFiles, 0)
 	a.Reasons = auditRank(reasons, byFiles, 0)
@@ -145,6 +154,21 @@ func BuildAudit(m *Manifest, secretsByRule map[string]int, stages []StageTime) A
 		a.MBPerSec = float64(a.Bytes) / (1 << 20) / a.Seconds
 	}
 	return a
+}
+
+// mismatchOrder puts the mismatches worth a look first: files outside
+// tests before test fixtures (which are misnamed on purpose: GOROOT's
+// src has hundreds of .crt and .test fixtures that sniff as something
+// else), then the largest first (a .txt that is a 40 MB ZIP hides more
+// than a 100-byte one), then by path, so the order is total.
+func mismatchOrder(a, b AuditFile) bool {
+	if a.Test != b.Test {
+		return !a.Test
+	}
+	if a.Size != b.Size {
+		return a.Size > b.Size
+	}
+	return a.Path < b.Path
 }
 
 // auditExt is a file's extension, lower-cased, with compound archive
@@ -236,7 +260,11 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	}
 	if a.SecretsTotal > 0 {
 		r.title("Secrets")
-		for _, s := range a.Secrets {
+		for i, s := range a.Secrets {
+			if i == auditMaxRows {
+				r.more(len(a.Secrets) - i)
+				break
+			}
 			r.row(s.Name, mapNum(s.Files))
 		}
 		r.warn(fmt.Sprintf("%s %s: see secrets.json", mapNum(a.SecretsTotal), mapPlural(a.SecretsTotal, "finding", "findings")))
@@ -326,31 +354,54 @@ func (r *auditWriter) row(name string, figures ...string) {
 	r.rows = append(r.rows, append([]string{name}, figures...))
 }
 
+// more ends a section cut at auditMaxRows with the number of rows left.
+func (r *auditWriter) more(n int) {
+	r.flush()
+	r.printf("  and %s more\n", mapNum(n))
+}
+
+// counts writes a ranked table of at most auditMaxRows rows; the rows cut
+// are summed into one "and N more" row, so the files column still adds up.
 func (r *auditWriter) counts(title string, cs []AuditCount) {
 	if len(cs) == 0 {
 		return
 	}
 	r.title(title)
-	for _, c := range cs {
+	for i, c := range cs {
+		if i == auditMaxRows {
+			var files int
+			var size int64
+			for _, c := range cs[i:] {
+				files += c.Files
+				size += c.Bytes
+			}
+			r.row(fmt.Sprintf("and %s more", mapNum(len(cs)-i)), mapNum(files), auditBytes(size))
+			break
+		}
 		r.row(c.Name, mapNum(c.Files), auditBytes(c.Bytes))
 	}
 }
 
+// files writes at most auditMaxRows of a file list whose full length is
+// total, marking test fixtures.
 func (r *auditWriter) files(title string, fs []AuditFile, total int, withMime bool) {
 	if total == 0 {
 		return
 	}
 	r.title(fmt.Sprintf("%s: %s", title, mapNum(total)))
-	for _, f := range fs {
+	shown := fs[:min(len(fs), auditMaxRows)]
+	for _, f := range shown {
 		extra := f.Category
 		if withMime && f.Mime != "" {
 			extra = f.Mime
 		}
+		if f.Test {
+			extra += " (test)"
+		}
 		r.row(f.Path, auditBytes(f.Size), extra)
 	}
-	if total > len(fs) {
-		r.flush()
-		r.printf("  and %s more\n", mapNum(total-len(fs)))
+	if total > len(shown) {
+		r.more(total - len(shown))
 	}
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -123,6 +124,71 @@ func TestAuditRenderAligned(t *testing.T) {
 			t.Errorf("ragged row %q in\n%s", line, section)
 		}
 		width = len([]rune(line))
+	}
+}
+
+// manyAudit has more rows in every list than the summary shows: 40
+// extension mismatches (30 of them test fixtures), 20 reasons and 18
+// secret rules.
+func manyAudit() Audit {
+	var files []Entry
+	for i := range 40 {
+		e := Entry{Path: fmt.Sprintf("pkg%02d/file%02d.txt", i%7, i), Size: int64(1000 + i*37%11*100),
+			Category: "data", Reason: fmt.Sprintf("reason-%02d", i%20), Mime: "application/zip", ExtMismatch: true}
+		if i%4 != 0 {
+			e.Path = fmt.Sprintf("pkg%02d/testdata/fixture%02d.crt", i%7, i)
+			e.Test, e.Size, e.Category, e.Mime = true, 5000, "junk", "application/octet-stream"
+		}
+		files = append(files, e)
+	}
+	secrets := map[string]int{}
+	for i := range 18 {
+		secrets[fmt.Sprintf("rule-%02d", i)] = i + 1
+	}
+	return BuildAudit(newManifest(files, nil), secrets, nil)
+}
+
+// Every list section shows at most auditMaxRows rows, then "and N more";
+// mismatches outside tests come first, the largest first.
+func TestAuditRenderCaps(t *testing.T) {
+	a := manyAudit()
+	if len(a.Mismatches) != 40 || a.MismatchCount != 40 {
+		t.Fatalf("report data cut below auditMaxListed: %d of %d mismatches", len(a.Mismatches), a.MismatchCount)
+	}
+	var b bytes.Buffer
+	if err := a.Render(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, section := range strings.Split(b.String(), "\n\n") {
+		lines := strings.Split(strings.TrimSuffix(section, "\n"), "\n")
+		rows := 0
+		for _, line := range lines[1:] {
+			if !strings.HasPrefix(line, "  and ") && !strings.HasSuffix(line, "see secrets.json") {
+				rows++
+			}
+		}
+		if rows > auditMaxRows {
+			t.Errorf("section %q has %d rows, want at most %d and an \"and N more\" line", lines[0], rows, auditMaxRows)
+		}
+	}
+	checkGoldenFile(t, "audit", "audit-many.txt", b.Bytes())
+}
+
+func TestMismatchOrder(t *testing.T) {
+	a := BuildAudit(newManifest([]Entry{
+		{Path: "a/testdata/big.crt", Size: 9000, Test: true, ExtMismatch: true},
+		{Path: "b/small.txt", Size: 10, ExtMismatch: true},
+		{Path: "c/big.txt", Size: 500, ExtMismatch: true},
+		{Path: "a/same.txt", Size: 500, ExtMismatch: true},
+		{Path: "z/testdata/small.crt", Size: 1, Test: true, ExtMismatch: true},
+	}, nil), nil, nil)
+	var got []string
+	for _, f := range a.Mismatches {
+		got = append(got, f.Path)
+	}
+	want := []string{"a/same.txt", "c/big.txt", "b/small.txt", "a/testdata/big.crt", "z/testdata/small.crt"}
+	if !slices.Equal(got, want) {
+		t.Errorf("mismatch order = %q, want %q", got, want)
 	}
 }
 
