@@ -126,10 +126,11 @@ func (s *Set) merge(file string) error {
 		return err
 	}
 	for _, d := range u.ExcludeDirs {
-		if d == "" || strings.Contains(d, "/") && d != strings.Trim(d, "/") {
+		name := strings.Trim(d, "/")
+		if name == "" || strings.Contains(name, "/") {
 			return fmt.Errorf("rules: %s: exclude_dirs entry %q: want a directory base name", file, d)
 		}
-		s.ExcludeDirs[d] = true
+		s.ExcludeDirs[name] = true
 	}
 	for _, d := range u.IncludeDirs {
 		delete(s.ExcludeDirs, d)
