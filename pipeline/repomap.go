@@ -131,13 +131,13 @@ type mapFacts struct {
 	tests                           int
 	testPatterns, testDirs          []mapCount
 	goMains                         []string
-	mainFiles, docker               []string
+	mainFiles, docker, rootScripts  []string
 	scripts                         []mapScripts
 	makeTargets                     []mapScripts
 	agents                          []mapAgent
 	leftOut                         []mapLeft
 	leftTotal                       int
-	pruned                          []mapCount // by base name
+	pruned                          []mapCount // by path, or by base name when several share it
 	prunedTotal                     int
 }
 
@@ -173,8 +173,9 @@ func gatherMapFacts(m *Manifest, opts RepoMapOptions) *mapFacts {
 		if e.Oversize {
 			f.oversize++
 		}
-		if e.Category == "source" && e.Language != "" {
-			langLines[e.Language] += max(e.Lines, 1)
+		lang := mapLanguage(e.Language)
+		if e.Category == "source" && lang != "" {
+			langLines[lang] += max(e.Lines, 1)
 			f.langLines += max(e.Lines, 1)
 		}
 		entries = append(entries, e)
@@ -211,10 +212,10 @@ func gatherMapFacts(m *Manifest, opts RepoMapOptions) *mapFacts {
 				d.tests++
 			}
 			switch {
-			case e.Category == "source" && e.Language != "":
-				d.srcLangs[e.Language]++
-			case e.Category == "text" && e.Language != "":
-				d.txtLangs[e.Language]++
+			case e.Category == "source" && lang != "":
+				d.srcLangs[lang]++
+			case e.Category == "text" && lang != "":
+				d.txtLangs[lang]++
 			}
 			parent = d
 			j := strings.IndexByte(e.Path[i+1:], '/')
@@ -240,15 +241,41 @@ func gatherMapFacts(m *Manifest, opts RepoMapOptions) *mapFacts {
 		f.leftOut = append(f.leftOut, l)
 	}
 	sort.SliceStable(f.leftOut, func(i, j int) bool { return f.leftOut[i].n > f.leftOut[j].n })
-	pruned := map[string]int{}
-	for _, p := range m.Pruned {
-		pruned[path.Base(p.Path)]++
-		f.prunedTotal++
-	}
-	f.pruned = rankCounts(pruned)
+	f.pruned, f.prunedTotal = rankPruned(m.Pruned), len(m.Pruned)
 	f.kind = projectKind(entries, opts.Tree)
 	f.findEntryPoints(entries, dirs, opts.Tree)
 	return f
+}
+
+// mapLanguage is the language a file counts toward in the map. Assembly
+// dialects fold into one: go-enry's classifier spreads the .s files of a
+// single repository over "Assembly", "Unix Assembly" and "Motorola 68K
+// Assembly" (GOROOT's src shows all three), which tells a reader nothing.
+func mapLanguage(lang string) string {
+	if strings.HasSuffix(lang, " Assembly") {
+		return "Assembly"
+	}
+	return lang
+}
+
+// rankPruned names each pruned directory by its path when it is the only
+// one of its name, so a reader sees where it was (`cmd/dist`, not `dist`),
+// and folds names shared by several into one count (`node_modules` ×300).
+func rankPruned(pruned []Pruned) []mapCount {
+	byName := map[string][]string{}
+	for _, p := range pruned {
+		name := path.Base(p.Path)
+		byName[name] = append(byName[name], p.Path)
+	}
+	out := map[string]int{}
+	for name, paths := range byName {
+		if len(paths) == 1 {
+			out[paths[0]] = 1
+		} else {
+			out[name] = len(paths)
+		}
+	}
+	return rankCounts(out)
 }
 
 // mapKeys turns a map of maps into key → total count.

@@ -132,6 +132,8 @@ func (f *mapFacts) findEntryPoints(staged []*Entry, dirs map[string]*mapDir, tre
 			continue
 		}
 		switch {
+		case depth == 0 && rootScriptExts[path.Ext(base)]:
+			f.rootScripts = append(f.rootScripts, p)
 		case mainFileNames[base] && depth <= 3 && (!strings.HasPrefix(base, "index.") || indexDirs[path.Base(path.Dir(p))]):
 			f.mainFiles = append(f.mainFiles, p)
 		case base == "package.json" && depth <= 3:
@@ -151,6 +153,7 @@ func (f *mapFacts) findEntryPoints(staged []*Entry, dirs map[string]*mapDir, tre
 		}
 	}
 	f.goMains = goMainDirs(goFiles, dirs, tree)
+	f.rootScripts = rankRootScripts(f.rootScripts)
 	byDepth := func(ps []string) {
 		sort.SliceStable(ps, func(i, j int) bool { return strings.Count(ps[i], "/") < strings.Count(ps[j], "/") })
 	}
@@ -173,10 +176,53 @@ var (
 	}
 	// index.js and friends are entry points only at a package's root, not
 	// in every component folder.
-	indexDirs        = map[string]bool{".": true, "src": true, "app": true, "lib": true, "server": true, "client": true, "web": true, "frontend": true, "backend": true}
+	indexDirs = map[string]bool{".": true, "src": true, "app": true, "lib": true, "server": true, "client": true, "web": true, "frontend": true, "backend": true}
+	// rootScriptExts are shell and batch scripts; at the root they are often
+	// how a project builds (GOROOT's src has make.bash, all.bash, run.bash
+	// and no Makefile).
+	rootScriptExts = map[string]bool{".sh": true, ".bash": true, ".zsh": true, ".bat": true, ".cmd": true, ".ps1": true}
+	// rootScriptNames rank the usual first commands ahead of the rest.
+	rootScriptNames  = map[string]int{"make": 1, "build": 2, "all": 3, "run": 4, "install": 5, "setup": 6, "bootstrap": 7, "start": 8, "dev": 9, "test": 10}
 	composeFileNames = map[string]bool{"docker-compose.yml": true, "docker-compose.yaml": true, "compose.yml": true, "compose.yaml": true}
 	makeFileNames    = map[string]bool{"Makefile": true, "makefile": true, "GNUmakefile": true, "justfile": true, "Taskfile.yml": true}
 )
+
+// rankRootScripts orders root scripts by rootScriptNames, then by name, and
+// drops a Windows script (.bat, .cmd, .ps1) whose stem also has a POSIX
+// shell script: make.bat says nothing make.bash does not.
+func rankRootScripts(ps []string) []string {
+	stem := func(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
+	posix := map[string]bool{}
+	for _, p := range ps {
+		switch path.Ext(p) {
+		case ".sh", ".bash", ".zsh":
+			posix[stem(p)] = true
+		}
+	}
+	var out []string
+	for _, p := range ps {
+		switch path.Ext(p) {
+		case ".bat", ".cmd", ".ps1":
+			if posix[stem(p)] {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	rank := func(p string) int {
+		if r, ok := rootScriptNames[strings.ToLower(stem(p))]; ok {
+			return r
+		}
+		return len(rootScriptNames) + 1
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
 
 func hasSegment(p, seg string) bool {
 	return strings.HasPrefix(p, seg+"/") || strings.Contains(p, "/"+seg+"/")

@@ -282,14 +282,14 @@ func mapPlural(n int, one, many string) string {
 
 func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 	b.WriteString("\n## Entry points\n")
-	total := len(f.goMains) + len(f.mainFiles) + len(f.scripts) + len(f.docker) + len(f.makeTargets)
+	total := len(f.goMains) + len(f.mainFiles) + len(f.rootScripts) + len(f.scripts) + len(f.docker) + len(f.makeTargets)
 	if total == 0 {
-		b.WriteString("None recognised (no Go main package, main file, package.json, Dockerfile or Makefile).\n")
+		b.WriteString("None recognised (no Go main package, main file, root script, package.json, Dockerfile or Makefile).\n")
 		return
 	}
 	if c.entries == 0 {
-		fmt.Fprintf(b, "%s Go main packages, %s main files, %s package.json, %s Docker files, %s Makefiles.\n",
-			mapNum(len(f.goMains)), mapNum(len(f.mainFiles)), mapNum(len(f.scripts)), mapNum(len(f.docker)), mapNum(len(f.makeTargets)))
+		fmt.Fprintf(b, "%s Go main packages, %s main files, %s root scripts, %s package.json, %s Docker files, %s Makefiles.\n",
+			mapNum(len(f.goMains)), mapNum(len(f.mainFiles)), mapNum(len(f.rootScripts)), mapNum(len(f.scripts)), mapNum(len(f.docker)), mapNum(len(f.makeTargets)))
 		return
 	}
 	paths := func(ps []string, suffix string) string {
@@ -308,6 +308,9 @@ func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 	}
 	if len(f.mainFiles) > 0 {
 		fmt.Fprintf(b, "- Main files: %s\n", paths(f.mainFiles, ""))
+	}
+	if len(f.rootScripts) > 0 {
+		fmt.Fprintf(b, "- Scripts at the root: %s\n", paths(f.rootScripts, ""))
 	}
 	scripts := func(label string, list []mapScripts, verb string) {
 		for i, s := range list {

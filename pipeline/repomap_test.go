@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -104,6 +105,11 @@ func goServiceFixture() (*Manifest, fstest.MapFS) {
 		"AGENTS.md":                            {Data: []byte(strings.Repeat("Always write tests. Keep functions short.\n", 1100))},
 		"Makefile":                             {Data: []byte(".PHONY: build test\nbuild:\n\tgo build ./...\ntest: build\n\tgo test ./...\nlint:\n\tstaticcheck ./...\n%.pb.go: %.proto\n\tprotoc $<\nVERSION := 1\n")},
 		"Dockerfile":                           {Data: []byte("FROM golang:1.26\nCOPY . .\nRUN go build ./cmd/orders\n")},
+		"release.sh":                           {Data: []byte("#!/bin/sh\ngoreleaser release\n")},
+		"build.sh":                             {Data: []byte("#!/bin/sh\ngo build ./...\n")},
+		"build.bat":                            {Data: []byte("go build ./...\r\n")},
+		"internal/store/crc_amd64.s":           {Data: []byte("TEXT ·crc(SB),4,$0\n\tRET\n")},
+		"internal/store/crc_arm64.s":           {Data: []byte("TEXT ·crc(SB),4,$0\n\tRET\n")},
 		"cmd/orders/main.go":                   {Data: []byte("// Command orders serves the order API.\npackage main\n\nfunc main() {}\n")},
 		"cmd/migrate/doc.go":                   {Data: []byte("// Command migrate applies migrations.\npackage main\n")},
 		"cmd/migrate/run.go":                   {Data: []byte("package main\n\nfunc main() {}\n")},
@@ -127,8 +133,18 @@ func goServiceFixture() (*Manifest, fstest.MapFS) {
 	}
 	files := stagedEntries(tree)
 	for i := range files {
-		if files[i].Path == "docs/incidents.log.md" {
+		switch files[i].Path {
+		case "docs/incidents.log.md":
 			files[i].Oversize = true
+		case "internal/store/crc_amd64.s":
+			// go-enry's classifier guesses a different dialect per file.
+			files[i].Category, files[i].Language = "source", "Unix Assembly"
+		case "internal/store/crc_arm64.s":
+			files[i].Category, files[i].Language = "source", "Motorola 68K Assembly"
+		case "release.sh", "build.sh":
+			files[i].Category, files[i].Language = "source", "Shell"
+		case "build.bat":
+			files[i].Category, files[i].Language = "source", "Batchfile"
 		}
 	}
 	files = append(files,
@@ -234,7 +250,9 @@ func TestRepoMapFacts(t *testing.T) {
 		{"duplicates counted", "1 duplicate point"},
 		{"oversize mentioned", "1 oversize file is served by line range only"},
 		{"pruned dirs", "2 directories not walked: `.git`, `vendor`"},
-		{"role from name", "`internal/` 9 files, Go — internal packages"},
+		{"role from name", "`internal/` 11 files, Go — internal packages"},
+		{"assembly dialects folded", "Go 66%, Assembly 11%"},
+		{"root scripts, usual names first, .bat beside .sh dropped", "- Scripts at the root: `build.sh`, `release.sh`\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,6 +335,36 @@ func TestRepoMapTokenLimit(t *testing.T) {
 				t.Errorf("map does not end on a whole sentence: %q", got[max(0, len(got)-80):])
 			}
 		})
+	}
+}
+
+func TestMapLanguage(t *testing.T) {
+	tests := map[string]string{
+		"Unix Assembly": "Assembly", "Motorola 68K Assembly": "Assembly", "Assembly": "Assembly",
+		"WebAssembly": "WebAssembly", "Go": "Go", "": "",
+	}
+	for in, want := range tests {
+		if got := mapLanguage(in); got != want {
+			t.Errorf("mapLanguage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRankRootScripts(t *testing.T) {
+	got := rankRootScripts([]string{"all.bash", "all.bat", "clean.bash", "deploy.ps1", "make.bash", "make.bat", "run.rc.bash", "setup.cmd"})
+	want := []string{"make.bash", "all.bash", "setup.cmd", "clean.bash", "deploy.ps1", "run.rc.bash"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rankRootScripts = %q, want %q", got, want)
+	}
+}
+
+// A pruned directory is named by its path when its name is unique, so a
+// reader sees where it was; shared names are counted.
+func TestRankPruned(t *testing.T) {
+	got := rankPruned([]Pruned{{Path: ".git"}, {Path: "cmd/dist"}, {Path: "a/node_modules"}, {Path: "node_modules"}, {Path: "b/node_modules"}})
+	want := []mapCount{{"node_modules", 3}, {".git", 1}, {"cmd/dist", 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("rankPruned = %v, want %v", got, want)
 	}
 }
 

@@ -58,7 +58,8 @@ func corpus(size int, seed uint64, plantEvery int) ([]byte, int) {
 	return b.Bytes(), planted
 }
 
-const benchCorpusBytes = 50 << 20
+// benchCorpusBytes is the 200 MB corpus issue 4 asks the scan to be measured on.
+const benchCorpusBytes = 200 << 20
 
 func benchFile(b *testing.B) (string, int64) {
 	b.Helper()
@@ -71,7 +72,7 @@ func benchFile(b *testing.B) (string, int64) {
 }
 
 // BenchmarkScan is the secret stage on one core: ScanFile (streaming, no redaction) over a
-// generated 50 MB source file.
+// generated 200 MB source file.
 func BenchmarkScan(b *testing.B) {
 	s := defaultScanner(b)
 	name, size := benchFile(b)
