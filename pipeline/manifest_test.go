@@ -1,0 +1,52 @@
+package pipeline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestParseManifest(t *testing.T) {
+	tests := []struct {
+		name, in, err string
+	}{
+		{"minimal", `{"schema": "repoprep.files/v1", "files": [], "pruned": []}`, ""},
+		{"wrong schema", `{"schema": "repoprep.files/v9", "files": []}`, "schema"},
+		{"unknown field", `{"schema": "repoprep.files/v1", "files": [{"path": "a", "extra": 1}]}`, "unknown field"},
+		{"not json", `{"schema":`, "parse files.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseManifest([]byte(tt.in))
+			if (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("ParseManifest = %v, want error containing %q", err, tt.err)
+			}
+		})
+	}
+}
+
+// FuzzParseManifest: any input parses or fails cleanly, and what parses
+// writes back to something that parses to the same manifest.
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte(`{"schema": "repoprep.files/v1", "files": [{"path": "a/b.go", "size": 3, "staged": true}], "pruned": [{"path": "x", "reason": "ignored"}]}`))
+	f.Add([]byte(`{"schema": "repoprep.files/v1", "files": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseManifest(data)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := EncodeJSON(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		m2, err := ParseManifest(buf.Bytes())
+		if err != nil {
+			t.Fatalf("re-encoded manifest does not parse: %v", err)
+		}
+		var buf2 bytes.Buffer
+		EncodeJSON(&buf2, m2)
+		if !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
+			t.Fatal("manifest does not round-trip")
+		}
+	})
+}

@@ -1,0 +1,97 @@
+package stages
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/encoding/japanese"
+)
+
+// normalizeOne runs classify, triage and normalize on one file.
+func normalizeOne(t *testing.T, name string, content []byte, maxText int64) (*Record, string, error) {
+	t.Helper()
+	src, out := t.TempDir(), t.TempDir()
+	must(t, os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755))
+	must(t, os.WriteFile(filepath.Join(src, name), content, 0o644))
+	env := &Env{Src: openRoot(t, src), Tree: openRoot(t, out), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: maxText}
+	rec := NewRecord(name, name, int64(len(content)))
+	ctx := context.Background()
+	env.Classify(ctx, rec)
+	env.Triage(ctx, rec)
+	err := env.Normalize(ctx, rec)
+	staged, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(name)))
+	return rec, string(staged), err
+}
+
+func TestNormalizeStage(t *testing.T) {
+	sjis, _ := japanese.ShiftJIS.NewEncoder().String("日本語のテキストです。\r\nもう一行。\r\n")
+	tests := []struct {
+		name, content string
+		maxText       int64
+		want          string // staged content; "" means not staged
+		encoding      string
+		reason        string
+		crlf          bool
+		oversize      bool
+	}{
+		{"a.go", "package a\r\n\r\nfunc A() {}\r\n", 1 << 20, "package a\n\nfunc A() {}\n", "utf-8", "", true, false},
+		{"old.txt", "line one\rline two\r", 1 << 20, "line one\nline two\n", "utf-8", "", true, false},
+		{"bom.md", "\xef\xbb\xbf# Title\n", 1 << 20, "# Title\n", "utf-8", "", false, false},
+		{"ja.txt", sjis, 1 << 20, "日本語のテキストです。\nもう一行。\n", "shift_jis", "", true, false},
+		{"big.txt", strings.Repeat("x\n", 100), 50, strings.Repeat("x\n", 100), "utf-8", "", false, true},
+		{"nul.txt", "text\x00with a NUL\n", 1 << 20, "", "", "binary", false, false},
+		{"moji.txt", "Caf\u00c3\u00a9 cr\u00c3\u00a8me br\u00c3\u00bbl\u00c3\u00a9e\n", 1 << 20, "", "", "mojibake", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, staged, err := normalizeOne(t, tt.name, []byte(tt.content), tt.maxText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if staged != tt.want || rec.Staged != (tt.want != "") {
+				t.Errorf("staged %v %q, want %q", rec.Staged, staged, tt.want)
+			}
+			if rec.Reason != tt.reason || rec.CRLF != tt.crlf || rec.Oversize != tt.oversize {
+				t.Errorf("reason %q crlf %v oversize %v; want %q %v %v", rec.Reason, rec.CRLF, rec.Oversize, tt.reason, tt.crlf, tt.oversize)
+			}
+			if tt.want != "" && (rec.Encoding != tt.encoding || rec.Lines != strings.Count(tt.want, "\n") || rec.Tokens == 0 || rec.OutSize != int64(len(tt.want))) {
+				t.Errorf("encoding %q lines %d tokens %d size %d", rec.Encoding, rec.Lines, rec.Tokens, rec.OutSize)
+			}
+		})
+	}
+}
+
+// TestNormalizeWriteFailureIsFatal: a write that fails (here the snapshot
+// directory vanished; in life a full disk) stops the run instead of
+// publishing a snapshot with files missing.
+func TestNormalizeWriteFailureIsFatal(t *testing.T) {
+	src, out := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(src, "a.go"), []byte("package a\n"), 0o644))
+	env := &Env{Src: openRoot(t, src), Tree: openRoot(t, out), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	must(t, os.RemoveAll(out))
+	rec := NewRecord("a.go", "a.go", 10)
+	ctx := context.Background()
+	env.Classify(ctx, rec)
+	env.Triage(ctx, rec)
+	if err := env.Normalize(ctx, rec); err == nil || !strings.Contains(err.Error(), "a.go") {
+		t.Fatalf("Normalize = %v, want an error naming a.go", err)
+	}
+}
+
+// TestNormalizeVanishedFile: a file deleted after the scan is recorded as
+// unreadable and the stage goes on.
+func TestNormalizeVanishedFile(t *testing.T) {
+	src, out := t.TempDir(), t.TempDir()
+	env := &Env{Src: openRoot(t, src), Tree: openRoot(t, out), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	rec := NewRecord("gone.go", "gone.go", 10)
+	rec.Category = "source"
+	if err := env.Normalize(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Reason != "unreadable" || rec.Staged || !strings.Contains(rec.Err, "gone.go") {
+		t.Errorf("vanished file = %+v, want unreadable naming the file", rec)
+	}
+}
