@@ -36,11 +36,12 @@ const (
 // repository loses detail, never a sentence.
 type mapCaps struct {
 	modules, children, langs, entries, agents, testPlaces, reasons, pathRunes int
+	cmdRunes                                                                  int // a package.json script's command, elided; 0 leaves commands out
 }
 
 var mapLevels = []mapCaps{
-	{modules: 12, children: 5, langs: 5, entries: 8, agents: 6, testPlaces: 4, reasons: 2, pathRunes: 60},
-	{modules: 10, children: 4, langs: 4, entries: 6, agents: 5, testPlaces: 3, reasons: 2, pathRunes: 48},
+	{modules: 12, children: 5, langs: 5, entries: 8, agents: 6, testPlaces: 4, reasons: 4, pathRunes: 60, cmdRunes: 32},
+	{modules: 10, children: 4, langs: 4, entries: 6, agents: 5, testPlaces: 3, reasons: 3, pathRunes: 48, cmdRunes: 24},
 	{modules: 8, children: 3, langs: 3, entries: 5, agents: 4, testPlaces: 3, reasons: 1, pathRunes: 40},
 	{modules: 6, children: 0, langs: 3, entries: 3, agents: 3, testPlaces: 2, reasons: 1, pathRunes: 32},
 	{modules: 4, children: 0, langs: 2, entries: 2, agents: 2, testPlaces: 1, reasons: 0, pathRunes: 24},

@@ -32,6 +32,7 @@ const (
 type mapScripts struct {
 	path  string
 	names []string
+	cmds  map[string]string // package.json: what each script runs ("vite build")
 }
 
 // mapAgent is one agent instruction file found in the manifest.
@@ -139,7 +140,7 @@ func (f *mapFacts) findEntryPoints(staged []*Entry, dirs map[string]*mapDir, tre
 		case base == "package.json" && depth <= 3:
 			s := mapScripts{path: p}
 			if tree != nil {
-				s.names = packageScripts(tree, p)
+				s.names, s.cmds = packageScripts(tree, p)
 			}
 			f.scripts = append(f.scripts, s)
 		case (strings.HasPrefix(base, "Dockerfile") || strings.HasSuffix(base, ".Dockerfile") || composeFileNames[base]) && depth <= 3:
@@ -302,17 +303,25 @@ func isBuildIgnored(file *ast.File) bool {
 	return false
 }
 
-// packageScripts lists a package.json's script names, the usual ones first.
-func packageScripts(tree fs.FS, p string) []string {
+// packageScripts lists a package.json's script names, the usual ones
+// first, and the command each runs.
+func packageScripts(tree fs.FS, p string) (names []string, cmds map[string]string) {
 	data, err := readStagedHead(tree, p, mapConfigBytes)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var pkg struct{ Scripts map[string]json.RawMessage }
 	if json.Unmarshal(data, &pkg) != nil {
-		return nil
+		return nil, nil
 	}
-	names := slices.Collect(maps.Keys(pkg.Scripts))
+	names = slices.Collect(maps.Keys(pkg.Scripts))
+	cmds = map[string]string{}
+	for name, raw := range pkg.Scripts {
+		var cmd string
+		if json.Unmarshal(raw, &cmd) == nil {
+			cmds[name] = strings.Join(strings.Fields(cmd), " ") // one line, whatever the file held
+		}
+	}
 	rank := map[string]int{"dev": 1, "start": 2, "build": 3, "test": 4, "serve": 5, "preview": 6, "lint": 7}
 	sort.Slice(names, func(i, j int) bool {
 		ri, rj := rank[names[i]], rank[names[j]]
@@ -327,7 +336,7 @@ func packageScripts(tree fs.FS, p string) []string {
 		}
 		return names[i] < names[j]
 	})
-	return names
+	return names, cmds
 }
 
 var makeTargetLine = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_./-]*)\s*:([^=]|$)`)

@@ -330,6 +330,9 @@ func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 						b.WriteString(", ")
 					}
 					b.WriteString(mapElide(n, 24))
+					if cmd := s.cmds[n]; cmd != "" && c.cmdRunes > 0 {
+						b.WriteString(" " + mapCode(mapElide(cmd, c.cmdRunes)))
+					}
 				}
 			}
 			b.WriteString("\n")

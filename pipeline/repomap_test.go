@@ -251,7 +251,7 @@ func TestRepoMapFacts(t *testing.T) {
 		{"oversize mentioned", "1 oversize file is served by line range only"},
 		{"pruned dirs", "2 directories not walked: `.git`, `vendor`"},
 		{"role from name", "`internal/` 11 files, Go — internal packages"},
-		{"assembly dialects folded", "Go 66%, Assembly 11%"},
+		{"assembly dialects folded", "Makefile 16%, Assembly 6%, Shell"},
 		{"root scripts, usual names first, .bat beside .sh dropped", "- Scripts at the root: `build.sh`, `release.sh`\n"},
 	}
 	for _, tt := range tests {
