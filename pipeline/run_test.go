@@ -24,7 +24,7 @@ import (
 // committed binaries.
 func fixtureTree(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "svc") // the map's title names it
 	gbk, err := simplifiedchinese.GBK.NewEncoder().String("这是一个用于测试的中文文档。\n编码转换应当准确无误。\n")
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func (r *run) writeOutputs(tree *os.Root, res *Result) error {
 	}); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), RepoMap(m, RepoMapOptions{Tree: tree.FS()}), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), RepoMap(m, RepoMapOptions{Name: filepath.Base(r.opts.Root), Tree: tree.FS()}), 0o644); err != nil {
 		return err
 	}
 	res.Report = r.report(res)

@@ -18,13 +18,15 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-//go:embed defaults/exclude_dirs.txt defaults/junk_names.txt defaults/extensions.toml defaults/not_vendored.txt
+//go:embed defaults/exclude_dirs.txt defaults/output_dirs.txt defaults/junk_names.txt defaults/extensions.toml defaults/not_vendored.txt
 var defaults embed.FS
 
 // Set is the merged rule data one run uses. It is read-only after Load, so
 // workers share it without locks.
 type Set struct {
 	ExcludeDirs map[string]bool  // base names of directories never walked
+	OutputDirs  map[string]bool  // base names pruned only beside a build manifest
+	Manifests   []string         // base-name globs of build manifests
 	Junk        []JunkName       // in file order; the first match wins
 	NotVendored []*regexp.Regexp // paths kept although go-enry calls them vendored
 	Classes     []Class
@@ -71,13 +73,27 @@ type userFile struct {
 // ("" for none). Classes in the user file come first, so they win over the
 // defaults for the extensions and types they name.
 func Load(extra string) (*Set, error) {
-	s := &Set{ExcludeDirs: map[string]bool{}}
+	s := &Set{ExcludeDirs: map[string]bool{}, OutputDirs: map[string]bool{}}
 	dirs, err := readList("defaults/exclude_dirs.txt", 1)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range dirs {
 		s.ExcludeDirs[d[0]] = true
+	}
+	outputs, err := readList("defaults/output_dirs.txt", 2)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range outputs {
+		switch o[0] {
+		case "dir":
+			s.OutputDirs[o[1]] = true
+		case "manifest":
+			s.Manifests = append(s.Manifests, o[1])
+		default:
+			return nil, fmt.Errorf("rules: defaults/output_dirs.txt: %q: want dir or manifest", o[0])
+		}
 	}
 	junk, err := readList("defaults/junk_names.txt", 2)
 	if err != nil {
@@ -134,6 +150,7 @@ func (s *Set) merge(file string) error {
 	}
 	for _, d := range u.IncludeDirs {
 		delete(s.ExcludeDirs, d)
+		delete(s.OutputDirs, d)
 	}
 	for i, j := range u.Junk {
 		if _, err := path.Match(j.Glob, ""); err != nil || j.Glob == "" {
@@ -228,6 +245,17 @@ func (s *Set) ByMime(mime string) (Class, bool) {
 		}
 	}
 	return Class{}, false
+}
+
+// IsManifest reports whether a base name is a build manifest, whose
+// directory's output dirs are pruned.
+func (s *Set) IsManifest(base string) bool {
+	for _, m := range s.Manifests {
+		if ok, _ := path.Match(m, base); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // JunkReason reports whether a base name is junk by name, and why.

@@ -21,9 +21,19 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{".git", "node_modules", "dist", "build", "__pycache__", ".idea", ".vscode", "target", ".gradle", ".cache"} {
+	for _, d := range []string{".git", "node_modules", "__pycache__", ".idea", ".vscode", ".gradle", ".cache"} {
 		if !s.ExcludeDirs[d] {
 			t.Errorf("default exclude dirs lack %s (SPEC.md names it)", d)
+		}
+	}
+	for _, d := range []string{"dist", "build", "target"} {
+		if !s.OutputDirs[d] {
+			t.Errorf("default output dirs lack %s (SPEC.md names it)", d)
+		}
+	}
+	for _, m := range []string{"package.json", "Cargo.toml", "pom.xml", "App.csproj", "vite.config.ts"} {
+		if !s.IsManifest(m) {
+			t.Errorf("%s is not a build manifest", m)
 		}
 	}
 	tests := []struct {
@@ -99,9 +109,9 @@ disabled = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.ExcludeDirs["generated_docs"] || s.ExcludeDirs["build"] || !s.ExcludeDirs["node_modules"] {
-		t.Errorf("exclude dirs not merged: generated_docs=%v build=%v node_modules=%v",
-			s.ExcludeDirs["generated_docs"], s.ExcludeDirs["build"], s.ExcludeDirs["node_modules"])
+	if !s.ExcludeDirs["generated_docs"] || s.OutputDirs["build"] || !s.OutputDirs["dist"] || !s.ExcludeDirs["node_modules"] {
+		t.Errorf("exclude dirs not merged: generated_docs=%v build=%v dist=%v node_modules=%v",
+			s.ExcludeDirs["generated_docs"], s.OutputDirs["build"], s.OutputDirs["dist"], s.ExcludeDirs["node_modules"])
 	}
 	if r, ok := s.JunkReason("ui.snap"); !ok || r != "snapshot" {
 		t.Errorf("user junk glob: %q %v", r, ok)

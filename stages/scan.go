@@ -106,6 +106,15 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 	if len(pats) > 0 {
 		dirMatcher, fileMatcher = newMatchers(pats)
 	}
+	// Generic output dirs (dist, build, target) are build output only beside
+	// the manifest of the tool that writes them.
+	hasManifest := false
+	for _, e := range entries {
+		if !e.IsDir() && w.opts.Rules.IsManifest(e.Name()) {
+			hasManifest = true
+			break
+		}
+	}
 	for _, e := range entries {
 		name := e.Name()
 		childRel := join(rel, name)
@@ -123,7 +132,7 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 		ignored := matcher != nil && matcher.Match(append(slices.Clip(domain), name), isDir)
 		if isDir {
 			switch {
-			case w.opts.Rules.ExcludeDirs[name]:
+			case w.opts.Rules.ExcludeDirs[name], hasManifest && w.opts.Rules.OutputDirs[name]:
 				w.prune(childEsc, "excluded-dir")
 			case ignored:
 				w.prune(childEsc, "ignored")

@@ -21,6 +21,7 @@ func TestScanPrunesExcludedDirs(t *testing.T) {
 		"src/node_modules/deep/b.js":    "x",
 		".git/HEAD":                     "ref: refs/heads/main\n",
 		"build/out.o":                   "x",
+		"package.json":                  "{}",
 		"src/__pycache__/m.cpython.pyc": "x",
 		"src/app.py":                    "print(1)\n",
 	})
@@ -37,6 +38,37 @@ func TestScanPrunesExcludedDirs(t *testing.T) {
 	}
 	if recs["main.go"] == nil || recs["src/app.py"] == nil {
 		t.Errorf("regular files missing: %v", keys(recs))
+	}
+}
+
+// TestScanOutputDirs: dist, build and target are build output beside the
+// manifest of a tool that writes them, and source elsewhere (GOROOT's
+// go/build package, cmd/dist).
+func TestScanOutputDirs(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"web/package.json":      "{}",
+		"web/dist/app.js":       "x",
+		"web/build/x.js":        "x",
+		"crate/Cargo.toml":      "[package]",
+		"crate/target/debug/a":  "x",
+		"go/build/build.go":     "package build\n",
+		"cmd/dist/main.go":      "package main\n",
+		"svc/go.mod":            "module svc\n",
+		"svc/build/ci.sh":       "#!/bin/sh\n",
+		"App/App.csproj":        "<Project/>",
+		"App/bin/Debug/App.dll": "x",
+	})
+	recs, pruned := scanDir(t, dir, ScanOptions{})
+	for _, p := range []string{"web/dist", "web/build", "crate/target", "App/bin"} {
+		if pruned[p] != "excluded-dir" {
+			t.Errorf("%s not pruned beside its manifest: %v", p, pruned)
+		}
+	}
+	for _, p := range []string{"go/build/build.go", "cmd/dist/main.go", "svc/build/ci.sh"} {
+		if recs[p] == nil {
+			t.Errorf("%s pruned, but no build manifest sits beside its directory", p)
+		}
 	}
 }
 

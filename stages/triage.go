@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/go-enry/go-enry/v2"
@@ -84,7 +85,7 @@ func (e *Env) triageText(rec *Record, base string, hasExt bool, extClass rules.C
 	case isMinified(base, rec.head):
 		rec.Category, rec.Reason = "junk", "minified"
 		return
-	case enry.IsGenerated(rec.Path, head):
+	case isGenerated(rec.Path, base, head):
 		rec.Category, rec.Reason = "junk", "generated"
 		return
 	}
@@ -107,6 +108,19 @@ func language(base string, head []byte) string {
 		return lang
 	}
 	return enry.GetLanguage(base, head)
+}
+
+// isGenerated asks go-enry, except for JavaScript and CSS: its check calls
+// any .js averaging over ~110 bytes a line minified, which drops small
+// hand-written modules. isMinified judges those by our own threshold; here
+// they only count as generated when a header says so.
+func isGenerated(p, base string, head []byte) bool {
+	switch strings.ToLower(path.Ext(base)) {
+	case ".js", ".mjs", ".cjs", ".css", ".jsx":
+		top := head[:min(len(head), 512)]
+		return bytes.Contains(top, []byte("@generated")) || bytes.Contains(bytes.ToLower(top), []byte("do not edit"))
+	}
+	return enry.IsGenerated(p, head)
 }
 
 // minifiedLineBytes: hand-written JS and CSS rarely averages more than a
@@ -143,13 +157,17 @@ func (e *Env) isVendored(p string) bool {
 var testDirs = map[string]bool{
 	"test": true, "tests": true, "__tests__": true, "testdata": true,
 	"spec": true, "specs": true, "fixtures": true, "__fixtures__": true,
-	"__mocks__": true, "e2e": true, "testing": true,
+	"__mocks__": true, "e2e": true,
 }
+
+// testName catches test file names go-enry misses, such as x.test.jsx
+// and x.spec.tsx.
+var testName = regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$|_(test|spec)\.[a-z]+$|^test_.+\.py$`)
 
 // isTestPath marks test files and fixtures: go-enry's test patterns
 // (foo_test.go, test_foo.py, foo.spec.ts...) plus test directories.
 func isTestPath(p string) bool {
-	if enry.IsTest(p) {
+	if enry.IsTest(p) || testName.MatchString(path.Base(p)) {
 		return true
 	}
 	dir := path.Dir(p)

@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,6 +20,10 @@ var placeholderMarks = [][]byte{
 	[]byte("12345678"), []byte("abcdefgh"),
 }
 
+// formatOnly matches text made only of printf, Python and brace format
+// verbs and escapes: code that builds a credential, not a credential.
+var formatOnly = regexp.MustCompile(`^(?:%[-+# 0-9.*]*[a-zA-Z%]|%\([^)]*\)[a-zA-Z]|\{[0-9A-Za-z_]*\}|\\[nrt])+$`)
+
 // isPlaceholder reports whether secret looks like a stand-in: a template, a "your key
 // here", a mask, a counting sequence, a <...> slot, or mostly one repeated character.
 func isPlaceholder(secret []byte) bool {
@@ -30,6 +35,9 @@ func isPlaceholder(secret []byte) bool {
 	}
 	if len(secret) >= 2 && secret[0] == '<' && secret[len(secret)-1] == '>' {
 		return true
+	}
+	if formatOnly.Match(secret) {
+		return true // a format string's slot, not a value: "%s", "{0}", "%(pw)s\n"
 	}
 	// A run of one byte over half the secret: 0000000000, AKIAAAAAAAAAAAAAAAAA.
 	run, longest := 0, 0
