@@ -65,6 +65,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// MkdirTemp makes 0700; the snapshot is for readers (a server, agents).
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
 	old, err := publish(tmp, opts.OutDir)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,9 @@ func TestRunGolden(t *testing.T) {
 		}
 		checkGoldenFile(t, "run", name, got)
 	}
+	if info, err := os.Stat(out); err != nil || info.Mode().Perm() != 0o755 {
+		t.Errorf("OUT mode = %v, %v; want 0755 so readers can open it", info.Mode(), err)
+	}
 	// The staged tree holds exactly the staged entries.
 	m, err := ReadManifest(filepath.Join(out, "files.json"))
 	if err != nil {
