@@ -3,9 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"cmp"
-	"flag"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -14,31 +12,15 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // checkGoldenFile compares got with testdata/<dir>/<name>, rewriting it
 // under -update.
 func checkGoldenFile(t *testing.T, dir, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", dir, name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale; rerun with -update and review the diff\n--- got ---\n%s", p, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", dir, name), got)
 }
 
 // stagedEntries turns a staged tree into manifest entries the way the

@@ -17,6 +17,8 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // fixtureTree builds the small repository the golden tests run on. It is
@@ -59,15 +61,7 @@ func fixtureTree(t testing.TB) string {
 		"big.txt":                      strings.Repeat("a line of an oversize file\n", 100),
 		"CLAUDE.md":                    "# Agent notes\n\nRun make test.\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, dir, files)
 	if err := os.Symlink("README.md", filepath.Join(dir, "link-to-readme")); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // randFrom returns n random characters of alphabet, from crypto/rand: the
@@ -193,13 +195,5 @@ func TestDedupAcrossEncodings(t *testing.T) {
 
 func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, root, files)
 }

@@ -3,10 +3,12 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -22,7 +24,7 @@ func TestReadFileGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "read_file.txt", []byte(text))
+	testkit.Golden(t, filepath.Join("testdata", "golden", "read_file.txt"), []byte(text))
 }
 
 func TestReadFile(t *testing.T) {

@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path"
@@ -15,28 +14,6 @@ import (
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/pipeline"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale; rerun with -update and review the diff\ngot:\n%s", p, got)
-	}
-}
 
 // snap describes a snapshot to publish for a test.
 type snap struct {

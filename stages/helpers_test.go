@@ -3,31 +3,16 @@ package stages
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/rules"
 )
 
-// writeTree creates files (path -> content) under root; a path ending in
-// "/" makes a directory.
+// writeTree creates files (path -> content) under root.
 func writeTree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if name[len(name)-1] == '/' {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, root, files)
 }
 
 func defaultRules(t testing.TB) *rules.Set {

@@ -3,30 +3,11 @@ package secrets
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale; rerun with -update and review the diff", path)
-	}
-}
 
 func TestWriteSARIF(t *testing.T) {
 	findings := []PathFinding{
@@ -41,7 +22,7 @@ func TestWriteSARIF(t *testing.T) {
 	if err := WriteSARIF(&buf, findings, "1.0.0-test"); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "secrets.sarif", buf.Bytes())
+	testkit.Golden(t, filepath.Join("testdata", "golden", "secrets.sarif"), buf.Bytes())
 
 	// The fields GitHub code scanning requires, read back.
 	var doc struct {
