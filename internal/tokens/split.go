@@ -1,0 +1,324 @@
+package tokens
+
+import (
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file is a hand-written copy of the o200k_base pre-tokenizer as
+// tiktoken-go v0.10.0 runs it: the split pattern
+//
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// compiled by regexp2's code generator (codec/regexp.gen.go). The reference
+// is that generated matcher, not the regex as written, and it departs from
+// what the written regex suggests in three places, reproduced on purpose:
+//
+//   - DEL (U+007F) is missing from the generated ASCII bitmaps of
+//     [^\r\n\p{L}\p{N}] and [^\s\p{L}\p{N}], so no branch matches it and the
+//     scanner skips it: it yields no token at all.
+//   - \s*[\r\n]+ backtracks \s* to the FIRST \r or \n of the whitespace run
+//     (helpers.IndexOfAny2), not the last, so "\n \n x" splits as "\n",
+//     " \n", " x".
+//   - (?i:'s) also accepts U+017F LATIN SMALL LETTER LONG S, by .NET case
+//     folding.
+//
+// \s is unicode.IsSpace and the \p classes are the standard library's unicode
+// tables, exactly as regexp2 evaluates them.
+
+// Rune classes; one rune can be in several.
+const (
+	clsUpper  = 1 << iota // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], "A" below
+	clsLower              // [\p{Ll}\p{Lm}\p{Lo}\p{M}], "B" below
+	clsNumber             // \p{N}
+	clsSpace              // \s
+	clsLead               // [^\r\n\p{L}\p{N}], the optional lead of a word
+	clsPunct              // [^\s\p{L}\p{N}]
+)
+
+// The generated matcher's ASCII bitmaps, copied verbatim (bit c of lo is
+// rune c, bit c-64 of hi is rune c); note bit 63 of each hi, DEL, is clear.
+const (
+	leadLo, leadHi   = 0xfc00ffffffffdbff, 0x78000001f8000001
+	punctLo, punctHi = 0xfc00fffeffffc1ff, 0x78000001f8000001
+)
+
+// bmpClasses holds classOf for every rune below U+10000; the scanner looks
+// each rune up once, so the unicode.Is binary searches run once per process.
+var bmpClasses = sync.OnceValue(func() *[1 << 16]uint8 {
+	var t [1 << 16]uint8
+	for r := range rune(len(t)) {
+		t[r] = computeClass(r)
+	}
+	return &t
+})
+
+func inBitmap(r rune, lo, hi uint64) bool {
+	if r < 64 {
+		return lo&(1<<uint(r)) != 0
+	}
+	return hi&(1<<uint(r-64)) != 0
+}
+
+func computeClass(r rune) uint8 {
+	var c uint8
+	isL := unicode.Is(unicode.L, r)
+	isN := unicode.Is(unicode.N, r)
+	isM := unicode.Is(unicode.M, r)
+	isSpace := unicode.IsSpace(r)
+	if isM || unicode.Is(unicode.Lu, r) || unicode.Is(unicode.Lt, r) ||
+		unicode.Is(unicode.Lm, r) || unicode.Is(unicode.Lo, r) {
+		c |= clsUpper
+	}
+	if isM || unicode.Is(unicode.Ll, r) || unicode.Is(unicode.Lm, r) ||
+		unicode.Is(unicode.Lo, r) {
+		c |= clsLower
+	}
+	if isN {
+		c |= clsNumber
+	}
+	if isSpace {
+		c |= clsSpace
+	}
+	if r < utf8.RuneSelf {
+		if inBitmap(r, leadLo, leadHi) {
+			c |= clsLead
+		}
+		if inBitmap(r, punctLo, punctHi) {
+			c |= clsPunct
+		}
+		return c
+	}
+	if !isL && !isN {
+		c |= clsLead
+		if !isSpace {
+			c |= clsPunct
+		}
+	}
+	return c
+}
+
+// classAt decodes the rune at s[i:] and returns its classes and width;
+// i must be < len(s) and s valid UTF-8.
+func classAt(tab *[1 << 16]uint8, s string, i int) (uint8, int) {
+	if b := s[i]; b < utf8.RuneSelf {
+		return tab[b], 1
+	}
+	return classAtSlow(tab, s, i)
+}
+
+// classAtSlow is classAt beyond ASCII, split off so classAt inlines.
+func classAtSlow(tab *[1 << 16]uint8, s string, i int) (uint8, int) {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r < 1<<16 {
+		return tab[r], size
+	}
+	return computeClass(r), size
+}
+
+// nextPiece returns the bounds of the first piece at or after s[i]; start ==
+// end means there is none. Runes where no branch of the pattern matches (see
+// pieceEnd) are skipped: the regex engine moves on one rune and the rune
+// yields no token. s must be valid UTF-8.
+func nextPiece(tab *[1 << 16]uint8, s string, i int) (start, end int) {
+	for i < len(s) {
+		if end := pieceEnd(tab, s, i); end >= 0 {
+			return i, end
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i, i
+}
+
+// pieceEnd returns the end of the piece that starts at s[i], or -1 if no
+// branch matches there (the caller then skips one rune, as regexp2 does).
+// s must be valid UTF-8 and i < len(s).
+func pieceEnd(tab *[1 << 16]uint8, s string, i int) int {
+	c0, size0 := classAt(tab, s, i)
+
+	// Branches 0 and 1, words. The optional lead is greedy: try with it
+	// first, then without.
+	if c0&(clsLead|clsUpper|clsLower) != 0 {
+		if end := wordEnd(tab, s, i, c0, size0); end >= 0 {
+			return end
+		}
+	}
+
+	// Branch 2: \p{N}{1,3}.
+	if c0&clsNumber != 0 {
+		end := i + size0
+		for k := 1; k < 3 && end < len(s); k++ {
+			c, size := tab[s[end]], 1 // classAt, inlined by hand for ASCII
+			if s[end] >= utf8.RuneSelf {
+				c, size = classAtSlow(tab, s, end)
+			}
+			if c&clsNumber == 0 {
+				break
+			}
+			end += size
+		}
+		return end
+	}
+
+	// Branch 3: ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, all atomic.
+	j := i
+	if s[i] == ' ' {
+		j++
+	}
+	end := j
+	for end < len(s) {
+		c, size := tab[s[end]], 1 // classAt, inlined by hand for ASCII
+		if s[end] >= utf8.RuneSelf {
+			c, size = classAtSlow(tab, s, end)
+		}
+		if c&clsPunct == 0 {
+			break
+		}
+		end += size
+	}
+	if end > j {
+		for end < len(s) && (s[end] == '\r' || s[end] == '\n' || s[end] == '/') {
+			end++
+		}
+		return end
+	}
+
+	// Branches 4 to 6 share the maximal whitespace run s[i:w].
+	w, firstNL, lastSize := i, -1, 0
+	for w < len(s) {
+		c, size := tab[s[w]], 1 // classAt, inlined by hand for ASCII
+		if s[w] >= utf8.RuneSelf {
+			c, size = classAtSlow(tab, s, w)
+		}
+		if c&clsSpace == 0 {
+			break
+		}
+		if firstNL < 0 && (s[w] == '\r' || s[w] == '\n') {
+			firstNL = w
+		}
+		w += size
+		lastSize = size
+	}
+	switch {
+	case w == i:
+		return -1 // e.g. DEL; see the file comment
+	case firstNL >= 0:
+		// Branch 4, \s*[\r\n]+ as generated: back to the first newline, then
+		// the atomic newline run from there.
+		end := firstNL
+		for end < len(s) && (s[end] == '\r' || s[end] == '\n') {
+			end++
+		}
+		return end
+	case w == len(s) || w-lastSize == i:
+		// Branch 5 at the end of the text, or branch 6 for a single
+		// whitespace rune before a non-space.
+		return w
+	default:
+		// Branch 5, \s+(?!\S): leave the last space to lead the next word.
+		return w - lastSize
+	}
+}
+
+// wordEnd runs branches 0 and 1 at s[i], whose rune has classes c0 and width
+// size0, and returns the end of the match or -1.
+func wordEnd(tab *[1 << 16]uint8, s string, i int, c0 uint8, size0 int) int {
+	// The optional lead is greedy: each branch first tries to start after it,
+	// then at i.
+	p := i
+	if c0&clsLead != 0 {
+		p = i + size0
+	}
+	if end := lowerWordEnd(tab, s, p); end >= 0 {
+		return end
+	}
+	if p != i {
+		if end := lowerWordEnd(tab, s, i); end >= 0 {
+			return end
+		}
+	}
+
+	// Branch 1: A+ B*; both greedy, and nothing after them can fail.
+	if q := runEnd(tab, s, p, clsUpper); q > p {
+		return contractionEnd(s, runEnd(tab, s, q, clsLower))
+	}
+	if p != i {
+		if q := runEnd(tab, s, i, clsUpper); q > i {
+			return contractionEnd(s, runEnd(tab, s, q, clsLower))
+		}
+	}
+	return -1
+}
+
+// lowerWordEnd runs branch 0 after its lead, A* B+ and the contraction, from
+// s[p], and returns the end of the match or -1. A* is greedy and backtracks
+// one rune at a time until B+ can start, so B+ starts at the last B-rune of
+// [p, q], where s[p:q] is the maximal A-run; if that rune is inside the run,
+// B+ stops right after it.
+func lowerWordEnd(tab *[1 << 16]uint8, s string, p int) int {
+	q, lastBEnd := p, -1
+	for q < len(s) {
+		c, size := tab[s[q]], 1 // classAt, inlined by hand for ASCII
+		if s[q] >= utf8.RuneSelf {
+			c, size = classAtSlow(tab, s, q)
+		}
+		if c&clsUpper == 0 {
+			if c&clsLower != 0 {
+				return contractionEnd(s, runEnd(tab, s, q, clsLower))
+			}
+			break
+		}
+		q += size
+		if c&clsLower != 0 {
+			lastBEnd = q
+		}
+	}
+	if lastBEnd >= 0 {
+		return contractionEnd(s, lastBEnd)
+	}
+	return -1
+}
+
+// runEnd returns the end of the maximal run of runes in class cls from s[i].
+func runEnd(tab *[1 << 16]uint8, s string, i int, cls uint8) int {
+	for i < len(s) {
+		c, size := tab[s[i]], 1 // classAt, inlined by hand for ASCII
+		if s[i] >= utf8.RuneSelf {
+			c, size = classAtSlow(tab, s, i)
+		}
+		if c&cls == 0 {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+// contractionEnd extends a word ending at s[i] by an optional
+// (?i:'s|'t|'re|'ve|'m|'ll|'d), matched as the generated code does.
+func contractionEnd(s string, i int) int {
+	if i+1 >= len(s) || s[i] != '\'' {
+		return i
+	}
+	switch s[i+1] {
+	case 'S', 'T', 's', 't', 'M', 'm', 'D', 'd':
+		return i + 2
+	case 'R', 'r', 'V', 'v':
+		if i+2 < len(s) && s[i+2]|0x20 == 'e' {
+			return i + 3
+		}
+	case 'L', 'l':
+		if i+2 < len(s) && s[i+2]|0x20 == 'l' {
+			return i + 3
+		}
+	case 0xC5: // U+017F is C5 BF
+		if i+2 < len(s) && s[i+2] == 0xBF {
+			return i + 3
+		}
+	}
+	return i
+}
