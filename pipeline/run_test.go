@@ -87,7 +87,10 @@ func runFixture(t testing.TB, src, out string, mod func(*Options)) *Result {
 func TestRunGolden(t *testing.T) {
 	src := fixtureTree(t)
 	out := filepath.Join(t.TempDir(), "out")
-	runFixture(t, src, out, nil)
+	res := runFixture(t, src, out, nil)
+	if r := res.Report; r.Files != len(res.Manifest.Files) || r.Staged == 0 || r.StagedBytes == 0 || r.Bytes <= r.StagedBytes || len(r.Stages) != 7 {
+		t.Errorf("report: files %d staged %d staged bytes %d bytes %d stages %d", r.Files, r.Staged, r.StagedBytes, r.Bytes, len(r.Stages))
+	}
 	for _, name := range []string{"files.json", "oversize.json", "REPO_MAP.md", "secrets.json"} {
 		got, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {

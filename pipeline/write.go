@@ -70,6 +70,7 @@ func (r *run) report(res *Result) Report {
 		}
 		if e.Staged {
 			rep.Staged++
+			rep.StagedBytes += e.Size // source bytes; the staged copies are in tree/
 		}
 	}
 	byRule := map[string]int{}
