@@ -281,7 +281,7 @@ func checkText(text string) error {
 			controls++
 		}
 		if r < utf8.RuneSelf {
-			moji.reset()
+			moji.ascii(byte(r))
 		} else if moji.feed(r) {
 			return ErrMojibake
 		}

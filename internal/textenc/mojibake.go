@@ -1,6 +1,7 @@
 package textenc
 
 import (
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
@@ -16,30 +17,96 @@ import (
 //     "Ð¿" for п, "ä¸­" for 中): runes whose Windows-1252 bytes form a
 //     valid multi-byte UTF-8 sequence.
 //
-// Only non-ASCII runs are tracked; an ASCII rune resets the state.
+// feed reports a hit at once, which is how a candidate decoding is judged.
+// Valid UTF-8 input is the author's own text and is judged at the end by
+// isMojibakeUTF8, from what feed and ascii gathered.
 type mojibakeState struct {
-	prev [3]rune // prev[0] is the rune just before, prev[2] three runes back
-	weak int     // hits that a rare legitimate text could also produce
-	hits int     // Latin-1-style hits, strong or weak: the density test for UTF-8 input
-	gbk  bool    // 锟斤拷, 烫烫烫 or 屯屯屯 seen: unmistakable in any input
+	weak int // hits that a rare legitimate text could also produce
+
+	// For the end-of-text judgement of UTF-8 input:
+	ring     [8]rune // the last runes, ASCII included; ring[(n-1)&7] is the newest
+	n        uint    // runes pushed
+	pending  int     // runes of a hit waiting for the rune after it
+	pendLead bool    // that hit was preceded by a letter
+	embedded int     // runes inside hits that sit in a word (see isMojibakeUTF8)
+	kjkEnd   uint    // n just after the last 锟斤拷 (0: none yet)
+	gbkRun   bool    // 锟斤拷 twice in a row, or 烫 or 屯 four times: the garbage itself, never a mention
 }
 
 // weakHitsLimit is how many weak hits make text mojibake: one "Ö’" may be
 // real, two such pairs are not.
 const weakHitsLimit = 2
 
-func (m *mojibakeState) reset() { m.prev = [3]rune{} }
+// ascii records an ASCII rune: it ends any non-ASCII run, and settles
+// whether a hit just before it was inside a word. It is called for every
+// ASCII byte of UTF-8 input, so it stays small enough to inline.
+func (m *mojibakeState) ascii(c byte) {
+	if m.pending > 0 {
+		m.settle(rune(c))
+	}
+	m.ring[m.n&7] = rune(c)
+	m.n++
+}
 
-// feed adds r and reports whether the text is now known to be mojibake.
+// push records r in the context window and settles a pending hit by it.
+func (m *mojibakeState) push(r rune) {
+	if m.pending > 0 {
+		m.settle(r)
+	}
+	m.ring[m.n&7] = r
+	m.n++
+}
+
+// settle decides whether the pending hit was inside a word, now that r
+// follows it. Rare, so kept out of line for ascii's sake.
+//
+//go:noinline
+func (m *mojibakeState) settle(r rune) {
+	if m.pendLead || isWordRune(r) {
+		m.embedded += m.pending
+	}
+	m.pending = 0
+}
+
+// back returns the rune k places before the newest (0: the newest).
+func (m *mojibakeState) back(k int) rune {
+	if uint(k) >= m.n {
+		return 0
+	}
+	return m.ring[(m.n-1-uint(k))&7]
+}
+
+// hit records a hit of n runes ending at the newest rune: whether it sits
+// in a word is known once the next rune arrives.
+func (m *mojibakeState) hit(n int) {
+	if m.pending > 0 { // hits that touch each other are in one word
+		m.embedded += m.pending
+		m.pending = 0
+		m.pendLead = true
+	} else {
+		m.pendLead = isWordRune(m.back(n))
+	}
+	m.pending = n
+}
+
+func isWordRune(r rune) bool { return r != 0 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
+
+// feed adds a non-ASCII rune r and reports whether the text is now known to
+// be mojibake.
 func (m *mojibakeState) feed(r rune) bool {
-	p0, p1, p2 := m.prev[0], m.prev[1], m.prev[2]
-	m.prev = [3]rune{r, p0, p1}
+	m.push(r)
+	// An ASCII rune in between is in the window as itself, which no
+	// pattern matches: sequences never span it.
+	p0, p1, p2 := m.back(1), m.back(2), m.back(3)
 	switch {
 	case r == '拷' && p0 == '斤' && p1 == '锟':
-		m.gbk = true
+		m.gbkRun = m.gbkRun || m.kjkEnd > 0 && m.n-m.kjkEnd == 3 // right after another 锟斤拷
+		m.kjkEnd = m.n
+		m.hit(3)
 		return true
 	case (r == '烫' || r == '屯') && p0 == r && p1 == r:
-		m.gbk = true
+		m.gbkRun = m.gbkRun || p2 == r
+		m.hit(3)
 		return true
 	}
 	c, ok := cp1252Byte(r)
@@ -51,13 +118,13 @@ func (m *mojibakeState) feed(r rune) bool {
 	b2, ok2 := cp1252Byte(p2)
 	switch {
 	case ok0 && ok1 && ok2 && b2 >= 0xf0 && utf8.Valid([]byte{b2, b1, b0, c}):
-		m.hits += 2 // three or four runes in a row that re-encode: strong evidence
+		m.hit(4)
 		return true
 	case ok0 && ok1 && b1 >= 0xe0 && b1 < 0xf0 && utf8.Valid([]byte{b1, b0, c}):
-		m.hits += 2
+		m.hit(3)
 		return true
 	case ok0 && b0 >= 0xc2 && b0 < 0xe0 && utf8.Valid([]byte{b0, c}):
-		m.hits++
+		m.hit(2)
 		// Â, Ã, Ð and Ñ lead almost all real cases (Latin-1 punctuation,
 		// é-type letters, Cyrillic) and never precede a symbol in real text.
 		if b0 == 0xc2 || b0 == 0xc3 || b0 == 0xd0 || b0 == 0xd1 {
@@ -69,20 +136,29 @@ func (m *mojibakeState) feed(r rune) bool {
 	return false
 }
 
-// Valid UTF-8 input is judged by density, not by one Latin-1-style hit: a
-// test that checks a MIME decoder with "foo-Ã¤.html" among other non-ASCII
-// text, or a comment reading "2×½ + 3×¼", is the author's text. A text
-// garbled as a whole has a hit for nearly every accented letter:
-// mojibakeMinHits hits that make at least 1/mojibakeShare of its non-ASCII
-// runes mark it. The GBK markers need no density: nobody writes 锟斤拷.
+// Valid UTF-8 input is judged by what its hits look like, not by one hit: a
+// test that checks a MIME decoder with "foo-Ã¤.html", a comment reading
+// "2×½ + 3×¼", or a README that lists 锟斤拷 and "Ã©" as examples, is the
+// author's text. Garbled text differs in two ways. Its hits sit inside
+// words: "Café" garbled has the letter f before its "Ã©", and a garbled
+// Russian or Chinese word is hits back to back, where a mention stands
+// alone between quotes, spaces or punctuation. And lost Chinese leaves
+// runs (锟斤拷 repeated, 烫 or 屯 four times and more) where a document
+// names the pattern once. So UTF-8 text is
+// mojibake with such a run, or when at least mojibakeMinRunes runes sit in
+// in-word hits and make 1/mojibakeShare or more of its non-ASCII runes.
 const (
-	mojibakeMinHits = 2
-	mojibakeShare   = 8
+	mojibakeMinRunes = 3
+	mojibakeShare    = 3
 )
 
-// isMojibakeUTF8 applies the test after a whole valid UTF-8 text.
+// isMojibakeUTF8 gives the verdict once the whole text has been fed.
 func (m *mojibakeState) isMojibakeUTF8(nonASCII int64) bool {
-	return m.gbk || m.hits >= mojibakeMinHits && int64(m.hits)*mojibakeShare >= nonASCII
+	embedded := m.embedded
+	if m.pending > 0 && m.pendLead { // a hit at the very end of the text
+		embedded += m.pending
+	}
+	return m.gbkRun || embedded >= mojibakeMinRunes && int64(embedded)*mojibakeShare >= nonASCII
 }
 
 // cp1252Byte returns the byte that r has in Windows-1252's upper half, with

@@ -36,6 +36,7 @@ const zhLine = "配置文件读取失败，请检查目录权限。默认用户�
 
 const (
 	fractions  = "// with len(tmp) ≥ textMax, a “not present” entry,\n// an average length 2×½ + 3×¼ + 4×⅛ + ... = 3.\n// ≥ 1 — naïve café résumé über straße ½ ¼\n"
+	aboutMoji  = "Known mojibake: 锟斤拷, 烫烫烫 / 屯屯屯, or UTF-8 read as Latin-1 (\"Ã©\", \"â€™\").\n读取编码错误的文件会出现乱码，例如把 UTF-8 当作 GBK 解读。\n中文、日本語、한국어 — “引号” ‘单引号’ … ½ ¼ × ≥\n正常的文字应当保持原样，不应被拒绝。\n"
 	quotedMoji = "{`attachment; filename=\"foo-Ã¤.html\"`, m(\"filename\", \"foo-Ã¤.html\")},\n{\"filename*=UTF-8''%E2%82%AC\", \"€ rates\"},\n// ñ é ü ö ä ß ç à è ì ò ù â ê î ô û ë ï ÿ æ œ ø å\n// Grüße aus Köln, señor, garçon, naïve, déjà vu\n"
 )
 
@@ -93,9 +94,9 @@ func TestNormalize(t *testing.T) {
 		{"utf-8 read as latin-1", "Caf\u00c3\u00a9 cr\u00c3\u00a8me", "", Result{}, ErrMojibake},
 		{"smart quote read as cp1252", "It\u00e2\u20ac\u2122s here", "", Result{}, ErrMojibake},
 		{"cyrillic read as cp1252", "\u00d0\u0178\u00d1\u20ac\u00d0\u00b8\u00d0\u00b2\u00d0\u00b5\u00d1\u201a", "", Result{}, ErrMojibake},
-		{"kun jin kao in utf-8", "文件名：锟斤拷锟斤拷.txt", "", Result{}, ErrMojibake},
-		{"tang tang tang", "变量值 烫烫烫烫 未初始化", "", Result{}, ErrMojibake},
-		{"tun tun tun", "屯屯屯屯", "", Result{}, ErrMojibake},
+		{"kun jin kao in utf-8", "文件名：" + strings.Repeat("锟斤拷", 2) + ".txt", "", Result{}, ErrMojibake},
+		{"tang tang tang", "变量值 " + strings.Repeat("烫", 4) + " 未初始化", "", Result{}, ErrMojibake},
+		{"tun tun tun", strings.Repeat("屯", 4), "", Result{}, ErrMojibake},
 		{"kun jin kao in gbk", gbk(zhLine + "锟斤拷\n"), "", Result{}, ErrMojibake},
 		{"one weak pair is fine", "\u00d6\u2019s", "\u00d6\u2019s", Result{Encoding: "utf-8", Lines: 1}, nil},
 		{"portuguese is not mojibake", "São Paulo, ÃO", "São Paulo, ÃO", Result{Encoding: "utf-8", Lines: 1}, nil},
@@ -104,6 +105,9 @@ func TestNormalize(t *testing.T) {
 		// non-ASCII text are not a garbled file.
 		{"fractions in a comment", fractions, fractions, Result{Encoding: "utf-8", Lines: 3}, nil},
 		{"mojibake quoted in a test", quotedMoji, quotedMoji, Result{Encoding: "utf-8", Lines: 4}, nil},
+		{"a document about mojibake", aboutMoji, aboutMoji, Result{Encoding: "utf-8", Lines: 4}, nil},
+		{"lost chinese in a long text", "这是一段正常的中文说明文字，其中有几个字在转换时丢失了：" + strings.Repeat("锟斤拷", 2) + "，后面的内容仍然正常。\n", "", Result{}, ErrMojibake},
+		{"one mention among chinese", "这是一段正常的中文说明文字，乱码的典型例子是“锟斤拷”，看到它就说明编码出了问题。\n", "这是一段正常的中文说明文字，乱码的典型例子是“锟斤拷”，看到它就说明编码出了问题。\n", Result{Encoding: "utf-8", Lines: 1}, nil},
 
 		// Not text.
 		{"nul", "abc\x00def", "", Result{}, ErrBinary},

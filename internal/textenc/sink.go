@@ -92,7 +92,7 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 				s.res.CRLF = true
 				s.out = append(s.out, '\n')
 				s.afterCR = true
-				s.moji.reset()
+				s.moji.ascii(c)
 				s.runes++
 				continue
 			case c == '\n':
@@ -106,7 +106,7 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 				s.controls++
 			}
 			s.afterCR = false
-			s.moji.reset()
+			s.moji.ascii(c)
 			s.runes++
 			s.out = append(s.out, c)
 			continue
