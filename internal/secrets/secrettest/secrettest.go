@@ -114,7 +114,7 @@ func Samples() []Sample {
 	add("internal-ipv4", "", "10."+strconv.Itoa(Intn(256))+"."+strconv.Itoa(Intn(256))+"."+strconv.Itoa(1+Intn(254)), "")
 	add("internal-ipv4", "host ", "172."+strconv.Itoa(16+Intn(16))+".0."+strconv.Itoa(1+Intn(254)), ":8080")
 	add("internal-ipv4", "", "192.168."+strconv.Itoa(Intn(256))+"."+strconv.Itoa(1+Intn(254)), "")
-	add("cn-mobile", "tel ", "1"+strconv.Itoa(3+Intn(7))+Rand(classes["digit"], 9), "")
+	add("cn-mobile", "tel ", []string{"13", "15", "18", "17", "19"}[Intn(5)]+strconv.Itoa(Intn(3))+Rand(classes["digit"], 8), "")
 	add("e164-phone", "call ", "+44"+Rand(classes["digit"], 10), "")
 	add("generic-api-key", "api_key = '", withDigits(32), "'")
 	add("generic-api-key", "client_secret: ", withDigits(40), "")
