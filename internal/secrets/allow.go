@@ -39,7 +39,7 @@ func isPlaceholder(secret []byte) bool {
 	if formatOnly.Match(secret) {
 		return true // a format string's slot, not a value: "%s", "{0}", "%(pw)s\n"
 	}
-	// A run of one byte over half the secret: 0000000000, AKIAAAAAAAAAAAAAAAAA.
+	// A run of one byte over half the secret: 0000000000, or AKIA and sixteen As.
 	run, longest := 0, 0
 	for i := range secret {
 		if i > 0 && secret[i] == secret[i-1] {
