@@ -95,6 +95,33 @@ func checkPaths(root, out string) error {
 	if _, ok := inside(out, root); ok {
 		return fmt.Errorf("output %s contains the input %s", out, root)
 	}
+	return checkReplaceable(out)
+}
+
+// checkReplaceable refuses to publish over anything but a previous
+// snapshot or an empty directory: publication swaps OUT out and deletes
+// it, and a mistyped -o must not delete someone's files.
+func checkReplaceable(out string) error {
+	info, err := os.Lstat(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("output %s exists and is not a directory", out)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(out, "files.json")); err != nil {
+		return fmt.Errorf("output %s exists and is not a repoprep snapshot (no files.json); refusing to replace it", out)
+	}
 	return nil
 }
 

@@ -228,6 +228,33 @@ func TestRefusesOutContainingSrc(t *testing.T) {
 	}
 }
 
+// TestRefusesToReplaceOtherDirs: OUT is replaced wholesale, so it must be
+// a previous snapshot or empty; a mistyped -o pointing at a project or a
+// file is refused and left alone.
+func TestRefusesToReplaceOtherDirs(t *testing.T) {
+	src := fixtureTree(t)
+	parent := t.TempDir()
+	notes := filepath.Join(parent, "notes")
+	testkit.WriteTree(t, notes, map[string]string{"todo.txt": "keep me\n"})
+	file := filepath.Join(parent, "file")
+	testkit.WriteTree(t, parent, map[string]string{"file": "x"})
+	empty := filepath.Join(parent, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{notes, file} {
+		_, err := Run(context.Background(), Options{Root: src, OutDir: out})
+		if !errors.Is(err, ErrBadOptions) {
+			t.Errorf("out %s: err = %v, want ErrBadOptions", out, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(notes, "todo.txt")); err != nil || string(b) != "keep me\n" {
+		t.Fatalf("the refused run touched %s: %q %v", notes, b, err)
+	}
+	runFixture(t, src, empty, nil) // an empty directory is fine
+	runFixture(t, src, empty, nil) // and so is a previous snapshot
+}
+
 // TestCancelledRunKeepsOld: a run cancelled mid-way leaves the previous
 // snapshot as it was and no temporary directory behind.
 func TestCancelledRunKeepsOld(t *testing.T) {
