@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,4 +78,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "repoprep: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
+}
+
+// parseArgs parses flags wherever they stand among the positional
+// arguments, so `repoprep run SRC -o OUT` works as well as
+// `repoprep run -o OUT SRC` (the standard flag package stops at the first
+// positional). "--" still ends the flags. Afterwards fs.Args() holds the
+// positionals in order.
+func parseArgs(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if i := len(args) - len(rest) - 1; i >= 0 && args[i] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, positional...))
 }

@@ -60,6 +60,8 @@ func TestExitCodes(t *testing.T) {
 		{"two sources", []string{"run", clean, clean}, exitUsage, "one source"},
 		{"missing source", []string{"run", "-o", t.TempDir() + "/o", "/nonexistent/src"}, exitUsage, "no such file"},
 		{"clean run", []string{"run", "-q", "-o", t.TempDir() + "/o", clean}, exitOK, ""},
+		{"flags after the source", []string{"run", clean, "-q", "--out", t.TempDir() + "/o"}, exitOK, ""},
+		{"flag after --", []string{"run", "-q", "--", "-o"}, exitUsage, "-o"},
 		{"secrets without flag", []string{"run", "-q", "-o", t.TempDir() + "/o", leaky}, exitOK, ""},
 		{"fail on secrets", []string{"run", "-q", "--fail-on-secrets", "-o", t.TempDir() + "/o", leaky}, exitSecrets, "secrets found"},
 		{"version", []string{"version"}, exitOK, ""},

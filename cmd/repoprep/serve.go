@@ -78,7 +78,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&logFormat, "log-format", serveEnvString("REPOPREP_LOG_FORMAT", "text"), "access log on stderr: text or json (env REPOPREP_LOG_FORMAT)")
 	fs.BoolVar(&quiet, "quiet", false, "no access log, only errors")
 	fs.BoolVar(&quiet, "q", false, "shorthand for --quiet")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
@@ -146,7 +146,7 @@ func runRead(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var opts serve.Options
 	envErr := serveFlags(fs, &opts)
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}

@@ -22,7 +22,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			"files.json records, that tree/ holds nothing else, and that the index\n"+
 			"files parse with their schemas. Exits 1 on any drift.\n")
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
