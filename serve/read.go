@@ -371,6 +371,15 @@ func (fr *fileRead) next() int {
 	} else if fr.cut && len(fr.ranges) > 0 {
 		return fr.ranges[0][0] // nothing fit: start where it was asked
 	}
+	if last > 0 && fr.cut {
+		// Cut by the budget right at the end of a requested range: go on
+		// with the next range asked for, not the gap between them.
+		for i, r := range fr.ranges {
+			if last == r[1] && i+1 < len(fr.ranges) {
+				return fr.ranges[i+1][0]
+			}
+		}
+	}
 	if last > 0 && last < fr.total {
 		return last + 1
 	}

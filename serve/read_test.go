@@ -251,6 +251,32 @@ func TestReadFileBudgetNeverExceeded(t *testing.T) {
 	}
 }
 
+// TestReadFileNextSkipsGaps: when the budget cuts a ranged read, the next
+// start is a line that was asked for, never one in the gap between ranges.
+func TestReadFileNextSkipsGaps(t *testing.T) {
+	srv, _ := newTestServer(t, nil, Options{})
+	sawGapEdge := false
+	for budget := 60; budget <= 400; budget++ {
+		_, res, err := read(t, srv, ReadFileArgs{Files: []FileRequest{{Path: "big.txt", Ranges: [][]int{{1, 3}, {200, 300}}}}, BudgetTokens: budget})
+		if errors.Is(err, ErrBadRequest) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := res.Files[0]
+		if f.Next > 3 && f.Next < 200 {
+			t.Fatalf("budget %d: shown %v, next %d lies in the gap between the ranges", budget, f.Shown, f.Next)
+		}
+		if reflect.DeepEqual(f.Shown, [][]int{{1, 3}}) && f.Next == 200 {
+			sawGapEdge = true
+		}
+	}
+	if !sawGapEdge {
+		t.Error("no budget cut the read right after the first range; the test proves nothing")
+	}
+}
+
 func TestMergeRanges(t *testing.T) {
 	tests := []struct {
 		in   [][]int
