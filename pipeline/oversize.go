@@ -80,8 +80,12 @@ func previewHead(r io.Reader, lines int) (string, error) {
 		cut := false
 		for {
 			chunk, err := br.ReadSlice('\n')
+			text := len(chunk) // the line's own bytes: its newline is not cut
+			if text > 0 && chunk[text-1] == '\n' {
+				text--
+			}
 			switch {
-			case len(line)+len(chunk) <= maxPreviewLineBytes:
+			case len(line)+text <= maxPreviewLineBytes:
 				line = append(line, chunk...)
 			case !cut:
 				line = append(line, chunk[:maxPreviewLineBytes-len(line)]...)

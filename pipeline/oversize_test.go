@@ -25,6 +25,8 @@ func TestPreviewHead(t *testing.T) {
 		{"zero lines", "a\n", 0, ""},
 		{"long line cut on a rune", long + "\nnext\n", 2, "a" + strings.Repeat("é", 999) + previewCutMarker + "\nnext\n"},
 		{"long last line without newline", strings.Repeat("x", 70_000), 2, strings.Repeat("x", maxPreviewLineBytes) + previewCutMarker},
+		{"a line of exactly the limit is whole", strings.Repeat("w", maxPreviewLineBytes) + "\nv\n", 2, strings.Repeat("w", maxPreviewLineBytes) + "\nv\n"},
+		{"one byte over the limit is cut", strings.Repeat("w", maxPreviewLineBytes+1) + "\nv\n", 2, strings.Repeat("w", maxPreviewLineBytes) + previewCutMarker + "\nv\n"},
 		{"line longer than the read buffer", strings.Repeat("y", 40_000) + "\nz\n", 2, strings.Repeat("y", maxPreviewLineBytes) + previewCutMarker + "\nz\n"},
 	}
 	for _, tt := range tests {
