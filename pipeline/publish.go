@@ -68,22 +68,38 @@ func (l *outLock) release() {
 
 // removeLeftovers deletes temporary snapshots that killed runs left beside
 // OUT. Only the lock holder calls it, so none of them is in use.
+// Only names MkdirTemp makes (the prefix and digits, or that and ".old"
+// from publish's fallback) are this OUT's: ".out.tmp-x.lock" belongs to an
+// OUT named "out.tmp-x", whose live lock must not be touched.
 func removeLeftovers(out string) error {
-	matches, err := filepath.Glob(globEscape(tmpPrefix(out)) + "*")
+	dir, prefix := filepath.Split(tmpPrefix(out))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
-	for _, m := range matches {
-		if err := os.RemoveAll(m); err != nil {
-			return fmt.Errorf("remove leftover %s: %w", m, err)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !isTempSuffix(rest) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("remove leftover %s: %w", e.Name(), err)
 		}
 	}
 	return nil
 }
 
-func globEscape(s string) string {
-	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
-	return r.Replace(s)
+func isTempSuffix(s string) bool {
+	s = strings.TrimSuffix(s, ".old")
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // publish swaps the finished snapshot at tmp into out. With an existing out
