@@ -89,6 +89,23 @@ func removeLeftovers(out string) error {
 	return nil
 }
 
+// realPath resolves the symlinks of the longest existing prefix of an
+// absolute path and keeps the rest as written (OUT may not exist yet).
+func realPath(p string) string {
+	var rest []string
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(append([]string{p}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
+}
+
 func isTempSuffix(s string) bool {
 	s = strings.TrimSuffix(s, ".old")
 	if s == "" {
@@ -130,9 +147,11 @@ func publish(tmp, out string) (old string, err error) {
 	return tmp, nil
 }
 
-// inside reports whether target is root or lies below it, and the relative path.
+// inside reports whether target is root or lies below it, and the relative
+// path. Both are compared with symlinks resolved: SRC given as a link to the
+// directory that holds OUT is still the same tree.
 func inside(root, target string) (string, bool) {
-	rel, err := filepath.Rel(root, target)
+	rel, err := filepath.Rel(realPath(root), realPath(target))
 	if err != nil || !filepath.IsLocal(rel) {
 		return "", false
 	}

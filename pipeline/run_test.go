@@ -216,6 +216,27 @@ func TestOutInsideSrc(t *testing.T) {
 	}
 }
 
+// TestOutInsideSrcThroughSymlink: SRC given as a symlink to the directory
+// that holds OUT is the same tree, and OUT is still never scanned.
+func TestOutInsideSrcThroughSymlink(t *testing.T) {
+	src := fixtureTree(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(src, "staging")
+	runFixture(t, link, out, nil)
+	res := runFixture(t, link, out, nil)
+	for _, e := range res.Manifest.Files {
+		if strings.HasPrefix(e.Path, "staging/") || strings.HasPrefix(e.Path, ".staging.") {
+			t.Fatalf("scanned the output through the symlinked source: %s", e.Path)
+		}
+	}
+	if _, err := Run(context.Background(), Options{Root: link, OutDir: filepath.Dir(src)}); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("OUT containing a symlinked SRC: err = %v, want ErrBadOptions", err)
+	}
+}
+
 // TestRefusesOutContainingSrc: publishing swaps OUT away; it must never
 // be SRC or above it.
 func TestRefusesOutContainingSrc(t *testing.T) {
