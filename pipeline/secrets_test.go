@@ -79,6 +79,7 @@ func TestNoSecretReachesOut(t *testing.T) {
 		"keys/id_rsa.txt": "-----BEGIN RSA " + "PRIVATE KEY-----\n" + s["pem"] + "\n-----END RSA " + "PRIVATE KEY-----\n",
 	}
 	files["copy/config.py"] = files["app/config.py"] // a duplicate holds the same findings
+	files["keys/old/id_rsa.txt"] = files["keys/id_rsa.txt"]
 	writeFiles(t, src, files)
 	out := filepath.Join(t.TempDir(), "out")
 	res := runFixture(t, src, out, nil)
@@ -117,6 +118,15 @@ func TestNoSecretReachesOut(t *testing.T) {
 	if perPath["copy/config.py"] == 0 || perPath["copy/config.py"] != perPath["app/config.py"] {
 		t.Errorf("duplicate has %d findings, canonical %d: want the same", perPath["copy/config.py"], perPath["app/config.py"])
 	}
+	// Redaction folds the key block to one line; the duplicate reports the
+	// copy it is served from, not its own pre-redaction counts.
+	entries := map[string]Entry{}
+	for _, e := range res.Manifest.Files {
+		entries[e.Path] = e
+	}
+	if a, b := entries["keys/id_rsa.txt"], entries["keys/old/id_rsa.txt"]; a.Lines != b.Lines || a.Tokens != b.Tokens || a.Hash != b.Hash || b.DuplicateOf != a.Path {
+		t.Errorf("duplicate of a redacted file: %+v vs canonical %+v", b, a)
+	}
 	staged, _ := os.ReadFile(filepath.Join(out, "tree", "app", "config.py"))
 	if !strings.Contains(string(staged), "[REDACTED:aws-access-key-id]") {
 		t.Errorf("staged copy not redacted:\n%s", staged)
@@ -125,6 +135,40 @@ func TestNoSecretReachesOut(t *testing.T) {
 	drifts, err := Verify(t.Context(), out)
 	if err != nil || len(drifts) != 0 {
 		t.Errorf("verify after redaction: %v %v", drifts, err)
+	}
+}
+
+// TestAllowlistedCanonicalDuplicate: a user rule allowlists testdata/. The
+// canonical copy of a content lies there, a duplicate elsewhere: the
+// duplicate still gets its finding, and the copy it is served from is
+// redacted.
+func TestAllowlistedCanonicalDuplicate(t *testing.T) {
+	token := "mytok_" + randFrom(t, alnum, 24)
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{
+		"testdata/cfg.txt": "see " + token + " here\n",
+		"pkg/sub/cfg.txt":  "see " + token + " here\n",
+	})
+	rulesFile := filepath.Join(t.TempDir(), "rules.toml")
+	writeFiles(t, filepath.Dir(rulesFile), map[string]string{"rules.toml": `
+[[secrets]]
+id = "my-token"
+regex = '\b(mytok_[A-Za-z0-9]{24})\b'
+keywords = ["mytok_"]
+allow.paths = ['(^|/)testdata/']
+`})
+	out := filepath.Join(t.TempDir(), "out")
+	res := runFixture(t, src, out, func(o *Options) { o.RulesFile = rulesFile })
+	got := map[string]int{}
+	for _, f := range res.Findings {
+		got[f.Path]++
+	}
+	if got["pkg/sub/cfg.txt"] != 1 || got["testdata/cfg.txt"] != 0 {
+		t.Errorf("findings per path = %v, want only pkg/sub/cfg.txt", got)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "tree", "testdata", "cfg.txt"))
+	if err != nil || bytes.Contains(b, []byte(token)) {
+		t.Errorf("the copy pkg/sub/cfg.txt is served from still holds the token (%v)", err)
 	}
 }
 

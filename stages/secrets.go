@@ -48,7 +48,10 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 			dups[rec.DuplicateOf] = append(dups[rec.DuplicateOf], rec)
 		}
 	}
-	found := make([][]secrets.Finding, len(canon))
+	// Each content is scanned once with every rule; path allowlists are then
+	// judged for each path holding it, and the staged copy (which every
+	// holder is served from) is redacted for what any holder keeps.
+	kept := make([]map[*Record][]secrets.Finding, len(canon))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for i, rec := range canon {
@@ -56,15 +59,37 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 			break
 		}
 		g.Go(func() error {
-			fs, err := sc.ScanFileAs(e.treePath(rec), rec.Path, mode == modeRedact)
+			name := e.treePath(rec)
+			fs, err := sc.ScanFileAs(name, "", false)
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
-			found[i] = fs
-			if len(fs) > 0 && mode == modeRedact {
-				return e.remeasure(rec)
+			if len(fs) == 0 {
+				return nil
 			}
-			return nil
+			byHolder := map[*Record][]secrets.Finding{}
+			var redact []secrets.Finding
+			seen := map[int64]bool{}
+			for _, h := range append([]*Record{rec}, dups[rec.Path]...) {
+				for _, f := range fs {
+					if sc.AllowsPath(f.Rule, h.Path) {
+						continue
+					}
+					byHolder[h] = append(byHolder[h], f)
+					if !seen[f.Start] {
+						seen[f.Start] = true
+						redact = append(redact, f)
+					}
+				}
+			}
+			kept[i] = byHolder
+			if len(redact) == 0 || mode != modeRedact {
+				return nil
+			}
+			if err := secrets.RedactFile(name, redact); err != nil {
+				return fmt.Errorf("secrets %s: %w", rec.Path, err)
+			}
+			return e.remeasure(rec)
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -75,24 +100,21 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 	}
 	var out []Finding
 	for i, rec := range canon {
-		fs := found[i]
-		if len(fs) == 0 {
+		if len(kept[i]) == 0 {
 			continue
 		}
 		holders := append([]*Record{rec}, dups[rec.Path]...)
 		for _, h := range holders {
-			h.Hash = rec.Hash
-			for _, f := range fs {
-				// A duplicate may lie where a rule's path allowlist
-				// applies (a copy under testdata/): judge each path.
-				if h != rec && sc.AllowsPath(f.Rule, h.Path) {
-					continue
-				}
+			// Redaction changed the shared copy: every holder reports it.
+			h.Hash, h.Lines, h.Tokens, h.OutSize = rec.Hash, rec.Lines, rec.Tokens, rec.OutSize
+			for _, f := range kept[i][h] {
 				out = append(out, Finding{Path: h.Path, Finding: f})
-				h.Secrets++
 			}
+			h.Secrets = len(kept[i][h])
 		}
 		if mode == modeExclude {
+			// The content leaves the tree, so no holder has a copy to be
+			// served from, allowlisted or not.
 			if err := e.unstage(rec); err != nil {
 				return nil, fmt.Errorf("secrets: %w", err)
 			}

@@ -54,8 +54,12 @@ func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) 
 	return found, nil
 }
 
-// pathSkips marks the rules whose path allowlist covers path; nil when none does.
+// pathSkips marks the rules whose path allowlist covers path; nil when none
+// does, or when path is "" (scan for every rule; the caller judges paths).
 func (s *Scanner) pathSkips(path string) []bool {
+	if path == "" {
+		return nil
+	}
 	var skip []bool
 	for i := range s.rules {
 		if s.rules[i].pathAllowed(path) {
@@ -164,6 +168,16 @@ func Redact(content []byte, fs []Finding) []byte {
 		pos = f.End
 	}
 	return append(out, content[pos:]...)
+}
+
+// RedactFile rewrites the file name with each finding of fs (from scanning
+// that file) replaced by [REDACTED:rule-id], through a temporary file and a
+// rename, for a caller that chose which findings to redact.
+func RedactFile(name string, fs []Finding) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	return redactFile(name, slices.SortedFunc(slices.Values(fs), func(a, b Finding) int { return cmp.Compare(a.Start, b.Start) }))
 }
 
 // redactFile rewrites name with fs (sorted, disjoint) redacted: streamed through a temporary
