@@ -149,7 +149,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	defer tree.Close()
-	env := &stages.Env{Src: src, Tree: tree, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
+	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
 
 	prog := r.opts.Progress
 	defer prog.Done()

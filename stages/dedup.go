@@ -3,7 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
-	"path"
+	"os"
 	"path/filepath"
 
 	"github.com/repoprep/repoprep/internal/dedup"
@@ -43,21 +43,19 @@ func (e *Env) Dedup(ctx context.Context, recs []*Record, workers int) error {
 }
 
 // treePath is the staged copy's OS path.
-func (e *Env) treePath(rec *Record) string {
-	return filepath.Join(e.TreeDir, filepath.FromSlash(rec.Path))
+func (e *Env) treePath(rec *Record) string { return e.treePathOf(rec.Path) }
+
+func (e *Env) treePathOf(rel string) string {
+	return filepath.Join(e.TreeDir, filepath.FromSlash(rel))
 }
 
 // unstage removes a record's staged copy and the directories it leaves
 // empty, so tree/ holds exactly what files.json calls staged.
 func (e *Env) unstage(rec *Record) error {
-	if err := e.Tree.Remove(rec.Path); err != nil {
+	if err := os.Remove(e.treePath(rec)); err != nil {
 		return err
 	}
 	rec.Staged = false
-	for dir := path.Dir(rec.Path); dir != "."; dir = path.Dir(dir) {
-		if e.Tree.Remove(dir) != nil {
-			break // not empty: stop climbing
-		}
-	}
+	e.removeStaged(rec.Path) // the now-empty directories
 	return nil
 }

@@ -13,8 +13,7 @@ import (
 // one Env without locks.
 type Env struct {
 	Src          *os.Root   // the input tree, only read
-	Tree         *os.Root   // OUT/tree of the snapshot being built
-	TreeDir      string     // the same directory by name, for engines that take paths
+	TreeDir      string     // OUT/tree of the snapshot being built
 	Rules        *rules.Set // classes, junk names, secret rules
 	MaxTextBytes int64      // text larger than this is staged but flagged oversize
 }

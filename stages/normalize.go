@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"syscall"
 
 	"github.com/repoprep/repoprep/internal/textenc"
 )
@@ -33,7 +34,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		rec.fail("normalize", "unreadable", err)
 		return nil
 	}
-	// The tree is written by plain paths, not through e.Tree: os.Root
+	// The tree is written by plain paths, not through an os.Root: that
 	// re-walks every component with openat on each call, which cost a
 	// quarter of this stage on GOROOT/src. It is safe here because the
 	// snapshot directory is ours (made 0700 by MkdirTemp), the names come
@@ -42,12 +43,12 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	name := e.treePath(rec)
 	if dir := path.Dir(rec.Path); dir != "." {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			return fmt.Errorf("normalize %s: %w", rec.Path, err)
+			return e.writeFailed(rec, err)
 		}
 	}
 	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fmt.Errorf("normalize %s: %w", rec.Path, err)
+		return e.writeFailed(rec, err)
 	}
 	dst := &writeErr{w: out}
 	bw := bufio.NewWriterSize(dst, 64<<10)
@@ -60,7 +61,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	case dst.err != nil || closeErr != nil && decErr == nil:
 		return fmt.Errorf("normalize %s: write: %w", rec.Path, errors.Join(dst.err, closeErr))
 	case decErr != nil:
-		os.Remove(name)
+		e.removeStaged(rec.Path)
 		switch {
 		case errors.Is(decErr, textenc.ErrBinary):
 			rec.Category, rec.Reason = "junk", "binary"
@@ -76,7 +77,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		return nil
 	}
 	if after, err := in.Stat(); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
-		os.Remove(name)
+		e.removeStaged(rec.Path)
 		rec.fail("normalize", "unreadable", fmt.Errorf("%s changed while it was read", rec.Path))
 		return nil
 	}
@@ -85,6 +86,30 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	rec.Staged = true
 	rec.Oversize = rec.Size > e.MaxTextBytes
 	return ctx.Err()
+}
+
+// writeFailed handles a failed write to the tree. A path that is legal in
+// SRC but too long once OUT's path is put before it is this file's problem:
+// it is recorded and the run goes on. Anything else (a full disk, I/O
+// errors) would leave the snapshot incomplete, so the run stops.
+func (e *Env) writeFailed(rec *Record, err error) error {
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		e.removeStaged(rec.Path)
+		rec.fail("normalize", "path-too-long", err)
+		return nil
+	}
+	return fmt.Errorf("normalize %s: %w", rec.Path, err)
+}
+
+// removeStaged removes a staged copy, if any, and the directories it leaves
+// empty, so tree/ holds exactly what files.json calls staged.
+func (e *Env) removeStaged(rel string) {
+	os.Remove(e.treePathOf(rel))
+	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
+		if os.Remove(e.treePathOf(dir)) != nil {
+			break // not empty: stop climbing
+		}
+	}
 }
 
 // keepLanguage drops the language of a file found to be binary.

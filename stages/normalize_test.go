@@ -16,7 +16,7 @@ func normalizeOne(t *testing.T, name string, content []byte, maxText int64) (*Re
 	src, out := t.TempDir(), t.TempDir()
 	must(t, os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755))
 	must(t, os.WriteFile(filepath.Join(src, name), content, 0o644))
-	env := &Env{Src: openRoot(t, src), Tree: openRoot(t, out), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: maxText}
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: maxText}
 	rec := NewRecord(name, name, int64(len(content)))
 	ctx := context.Background()
 	env.Classify(ctx, rec)
@@ -70,7 +70,7 @@ func TestNormalizeStage(t *testing.T) {
 func TestNormalizeWriteFailureIsFatal(t *testing.T) {
 	src, out := t.TempDir(), t.TempDir()
 	must(t, os.WriteFile(filepath.Join(src, "a.go"), []byte("package a\n"), 0o644))
-	env := &Env{Src: openRoot(t, src), Tree: openRoot(t, out), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 	must(t, os.RemoveAll(out))
 	rec := NewRecord("a.go", "a.go", 10)
 	ctx := context.Background()
@@ -85,7 +85,7 @@ func TestNormalizeWriteFailureIsFatal(t *testing.T) {
 // unreadable and the stage goes on.
 func TestNormalizeVanishedFile(t *testing.T) {
 	src, out := t.TempDir(), t.TempDir()
-	env := &Env{Src: openRoot(t, src), Tree: openRoot(t, out), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 	rec := NewRecord("gone.go", "gone.go", 10)
 	rec.Category = "source"
 	if err := env.Normalize(context.Background(), rec); err != nil {
@@ -93,5 +93,51 @@ func TestNormalizeVanishedFile(t *testing.T) {
 	}
 	if rec.Reason != "unreadable" || rec.Staged || !strings.Contains(rec.Err, "gone.go") {
 		t.Errorf("vanished file = %+v, want unreadable naming the file", rec)
+	}
+}
+
+// TestNormalizeRefusalLeavesNoEmptyDir: a refused file's directories are
+// removed again, so tree/ holds exactly what files.json calls staged.
+func TestNormalizeRefusalLeavesNoEmptyDir(t *testing.T) {
+	src, out := t.TempDir(), t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(src, "only", "deeper"), 0o755))
+	must(t, os.WriteFile(filepath.Join(src, "only", "deeper", "x.txt"), []byte("text\x00with a NUL\n"), 0o644))
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	rec := NewRecord("only/deeper/x.txt", filepath.Join("only", "deeper", "x.txt"), 17)
+	ctx := context.Background()
+	env.Classify(ctx, rec)
+	env.Triage(ctx, rec)
+	rec.Category = "text" // as if the name had promised text
+	if err := env.Normalize(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 || rec.Staged {
+		t.Errorf("tree/ holds %v after refusing the only file (staged %v)", entries, rec.Staged)
+	}
+}
+
+// TestNormalizePathTooLong: a path legal in SRC that is too long once
+// OUT's path precedes it is recorded for that file; the run goes on.
+func TestNormalizePathTooLong(t *testing.T) {
+	src := t.TempDir()
+	var parts []string
+	for range 19 {
+		parts = append(parts, strings.Repeat("d", 200))
+	}
+	rel := filepath.Join(append(parts, "x.txt")...) // ~3.8 KB: fits under PATH_MAX in SRC
+	must(t, os.MkdirAll(filepath.Join(src, filepath.Dir(rel)), 0o755))
+	must(t, os.WriteFile(filepath.Join(src, rel), []byte("hello\n"), 0o644))
+	out := filepath.Join(t.TempDir(), strings.Repeat("o", 250), strings.Repeat("p", 250))
+	must(t, os.MkdirAll(out, 0o755))
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	rec := NewRecord(filepath.ToSlash(rel), rel, 6)
+	ctx := context.Background()
+	env.Classify(ctx, rec)
+	env.Triage(ctx, rec)
+	if err := env.Normalize(ctx, rec); err != nil {
+		t.Fatalf("Normalize = %v: a long path must not stop the run", err)
+	}
+	if rec.Reason != "path-too-long" || rec.Staged {
+		t.Errorf("reason %q staged %v, want path-too-long and not staged", rec.Reason, rec.Staged)
 	}
 }

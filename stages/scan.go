@@ -286,9 +286,9 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // backslash becomes \\. unsafe reports whether anything was escaped, which
 // makes the file unstageable (reason unsafe-name).
 func EscapeName(name string) (esc string, unsafe bool) {
-	clean := true
+	clean := utf8.ValidString(name) // a valid U+FFFD in a name is the author's
 	for _, r := range name {
-		if r == utf8.RuneError || r == '\\' || unicode.IsControl(r) {
+		if r == '\\' || unicode.IsControl(r) {
 			clean = false
 			break
 		}
