@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 
 	"github.com/repoprep/repoprep/rules"
 )
@@ -22,6 +23,9 @@ type Env struct {
 // something else (swapped for a FIFO, a directory, a device).
 var errNotRegular = errors.New("no longer a regular file")
 
+// errReplaced means the path now names another file than the scan found.
+var errReplaced = errors.New("replaced by another file since the scan")
+
 // openSrc opens a record's file for reading without blocking on a FIFO that
 // replaced it after the scan and without touching its access time, and
 // checks it is still a regular file. All reads go through os.Root, so a
@@ -39,6 +43,13 @@ func (e *Env) openSrc(rec *Record) (*os.File, error) {
 	if !info.Mode().IsRegular() {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", rec.Path, errNotRegular)
+	}
+	// os.Root keeps opens inside SRC but follows a symlink that stays
+	// inside. A file swapped after the scan for a link to another file
+	// (an ignored .env, say) must not be staged under the first name.
+	if st, ok := info.Sys().(*syscall.Stat_t); ok && rec.ino != 0 && (uint64(st.Dev) != rec.dev || st.Ino != rec.ino) {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", rec.Path, errReplaced)
 	}
 	return f, nil
 }

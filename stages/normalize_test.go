@@ -141,3 +141,25 @@ func TestNormalizePathTooLong(t *testing.T) {
 		t.Errorf("reason %q staged %v, want path-too-long and not staged", rec.Reason, rec.Staged)
 	}
 }
+
+// TestSwappedForSymlinkAfterScan: a file replaced after the scan by a
+// symlink to another file inside SRC (an ignored .env) is refused, not
+// staged with the other file's content.
+func TestSwappedForSymlinkAfterScan(t *testing.T) {
+	src, out := t.TempDir(), t.TempDir()
+	writeTree(t, src, map[string]string{"notes.txt": "harmless\n", ".env": "SECRET=1\n", ".gitignore": ".env\n"})
+	recs, _ := scanDir(t, src, ScanOptions{})
+	rec := recs["notes.txt"]
+	must(t, os.Remove(filepath.Join(src, "notes.txt")))
+	must(t, os.Symlink(".env", filepath.Join(src, "notes.txt")))
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	ctx := context.Background()
+	env.Classify(ctx, rec)
+	env.Triage(ctx, rec)
+	if err := env.Normalize(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Staged || rec.Reason != "unreadable" || !strings.Contains(rec.Err, "replaced") {
+		t.Errorf("swapped file = staged %v reason %q err %q; want unreadable, replaced", rec.Staged, rec.Reason, rec.Err)
+	}
+}

@@ -24,6 +24,7 @@ type Record struct {
 	Kind       Kind
 	Size       int64
 	LinkTarget string // for symlinks, as written (escaped like Path)
+	dev, ino   uint64 // identity at scan time; every later open must find the same file
 
 	// classify
 	Mime        string

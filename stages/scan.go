@@ -159,6 +159,9 @@ func (w *walker) record(rel, esc string, unsafe, ignored bool, e fs.DirEntry) *R
 		return rec
 	}
 	rec.Size = info.Size()
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		rec.dev, rec.ino = uint64(st.Dev), st.Ino
+	}
 	mode := info.Mode()
 	switch {
 	case mode&fs.ModeSymlink != 0:

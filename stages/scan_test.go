@@ -204,8 +204,8 @@ func TestEscapeName(t *testing.T) {
 		{"a\\b", `a\\b`, true},
 		{"a\nb", `a\x0Ab`, true},
 		{"a\x7fb", `a\x7Fb`, true},
-		{"a\u0085b", `a\xC2\x85b`, true}, // C1 control
-		{"\xe6\x97", `\xE6\x97`, true},   // truncated rune
+		{"a\u0085b", `a\xC2\x85b`, true},            // C1 control
+		{"\xe6\x97", `\xE6\x97`, true},              // truncated rune
 		{"fffd\uFFFD.txt", "fffd\uFFFD.txt", false}, // a valid U+FFFD is the author's
 	}
 	for _, tt := range tests {
