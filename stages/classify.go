@@ -34,7 +34,7 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 	defer f.Close()
 	head := make([]byte, min(rec.Size, sniffBytes))
 	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF {
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF { // EOF: emptied since the scan
 		rec.fail("classify", "unreadable", err)
 		return nil
 	}

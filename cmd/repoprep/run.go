@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -54,6 +55,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		opts.Root = fs.Arg(0)
 	default:
 		fmt.Fprintf(stderr, "repoprep: run takes one source directory, got %d: %s\n", fs.NArg(), strings.Join(fs.Args(), " "))
+		return exitUsage
+	}
+	if opts.Workers < 0 || opts.PreviewLines < 0 {
+		fmt.Fprintf(stderr, "repoprep: --workers and --preview-lines take a positive number (0 means the default)\n")
 		return exitUsage
 	}
 	switch progressMode {
@@ -116,7 +121,7 @@ func (s *sizeFlag) Set(v string) error {
 		mult, v = 1<<30, v[:len(v)-1]
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
 		return fmt.Errorf("want a positive byte count such as 2097152 or 2M")
 	}
 	*s = sizeFlag(n * mult)
