@@ -197,6 +197,9 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := env.PruneEmptyDirs(); err != nil {
+		return nil, err
+	}
 	t(recs)
 
 	t = r.timer("write", nil)

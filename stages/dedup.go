@@ -49,13 +49,12 @@ func (e *Env) treePathOf(rel string) string {
 	return filepath.Join(e.TreeDir, filepath.FromSlash(rel))
 }
 
-// unstage removes a record's staged copy and the directories it leaves
-// empty, so tree/ holds exactly what files.json calls staged.
+// unstage removes a record's staged copy (its empty directories go in
+// PruneEmptyDirs).
 func (e *Env) unstage(rec *Record) error {
 	if err := os.Remove(e.treePath(rec)); err != nil {
 		return err
 	}
 	rec.Staged = false
-	e.removeStaged(rec.Path) // the now-empty directories
 	return nil
 }

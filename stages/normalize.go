@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -101,15 +102,36 @@ func (e *Env) writeFailed(rec *Record, err error) error {
 	return fmt.Errorf("normalize %s: %w", rec.Path, err)
 }
 
-// removeStaged removes a staged copy, if any, and the directories it leaves
-// empty, so tree/ holds exactly what files.json calls staged.
+// removeStaged removes a staged copy, if any. The directories it may leave
+// empty are removed by PruneEmptyDirs once no worker writes any more:
+// removing them here would race with a worker that has just made the same
+// directory for its own file.
 func (e *Env) removeStaged(rel string) {
 	os.Remove(e.treePathOf(rel))
-	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
-		if os.Remove(e.treePathOf(dir)) != nil {
-			break // not empty: stop climbing
+}
+
+// PruneEmptyDirs removes the directories of the tree that hold no staged
+// file (left by refused, duplicate or excluded files), deepest first, so
+// tree/ holds exactly what files.json calls staged. Call it after the
+// last stage, never while workers write.
+func (e *Env) PruneEmptyDirs() error {
+	var dirs []string
+	err := filepath.WalkDir(e.TreeDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
+		if d.IsDir() && p != e.TreeDir {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	for i := len(dirs) - 1; i >= 0; i-- { // WalkDir's lexical order puts children after parents
+		os.Remove(dirs[i]) // fails, as it should, on a directory that is not empty
+	}
+	return nil
 }
 
 // keepLanguage drops the language of a file found to be binary.

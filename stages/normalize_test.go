@@ -98,7 +98,7 @@ func TestNormalizeVanishedFile(t *testing.T) {
 
 // TestNormalizeRefusalLeavesNoEmptyDir: a refused file's directories are
 // removed again, so tree/ holds exactly what files.json calls staged.
-func TestNormalizeRefusalLeavesNoEmptyDir(t *testing.T) {
+func TestPruneEmptyDirsAfterRefusal(t *testing.T) {
 	src, out := t.TempDir(), t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(src, "only", "deeper"), 0o755))
 	must(t, os.WriteFile(filepath.Join(src, "only", "deeper", "x.txt"), []byte("text\x00with a NUL\n"), 0o644))
@@ -111,8 +111,12 @@ func TestNormalizeRefusalLeavesNoEmptyDir(t *testing.T) {
 	if err := env.Normalize(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if entries, _ := os.ReadDir(out); len(entries) != 0 || rec.Staged {
-		t.Errorf("tree/ holds %v after refusing the only file (staged %v)", entries, rec.Staged)
+	must(t, os.MkdirAll(filepath.Join(out, "kept"), 0o755))
+	must(t, os.WriteFile(filepath.Join(out, "kept", "f"), nil, 0o644))
+	must(t, env.PruneEmptyDirs())
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 || entries[0].Name() != "kept" || rec.Staged {
+		t.Errorf("tree/ holds %v after refusing the only file (staged %v), want only kept/", entries, rec.Staged)
 	}
 }
 
