@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -164,25 +165,19 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	t(recs)
 
-	perFile := []struct {
-		name string
-		fn   stages.Func
-	}{
-		{"classify", env.Classify},
-		{"triage", env.Triage},
-		{"normalize", env.Normalize},
+	if err := r.classifyAndTriage(ctx, env, recs); err != nil {
+		return nil, err
 	}
-	for _, s := range perFile {
-		t := r.timer(s.name, nil)
-		prog.Stage(s.name, len(recs))
-		if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
-			defer prog.Add(1)
-			return s.fn(ctx, rec)
-		}); err != nil {
-			return nil, err
-		}
-		t(recs)
+
+	t = r.timer("normalize", nil)
+	prog.Stage("normalize", len(recs))
+	if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+		defer prog.Add(1)
+		return env.Normalize(ctx, rec)
+	}); err != nil {
+		return nil, err
 	}
+	t(recs)
 
 	t = r.timer("dedup", stagedOnly)
 	prog.Stage("dedup", -1)
@@ -212,6 +207,41 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// classifyAndTriage runs both stages in one pass, so each record's sniffed
+// head (up to 32 KiB) is dropped by triage right after classify made it:
+// two passes held the heads of every file in the tree at once. Each stage
+// is reported with its share of the pass's wall time, in proportion to the
+// time workers spent in it.
+func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
+	r.opts.Progress.Stage("classify", len(recs))
+	begin := time.Now()
+	var inClassify, inTriage atomic.Int64
+	err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+		defer r.opts.Progress.Add(1)
+		t0 := time.Now()
+		if err := env.Classify(ctx, rec); err != nil {
+			return err
+		}
+		t1 := time.Now()
+		err := env.Triage(ctx, rec)
+		inClassify.Add(int64(t1.Sub(t0)))
+		inTriage.Add(int64(time.Since(t1)))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	wall := time.Since(begin)
+	c, t := inClassify.Load(), inTriage.Load()
+	share := 0.5
+	if c+t > 0 {
+		share = float64(c) / float64(c+t)
+	}
+	r.record("classify", time.Duration(float64(wall)*share), recs, nil)
+	r.record("triage", time.Duration(float64(wall)*(1-share)), recs, nil)
+	return nil
+}
+
 // skipper passes over OUT, the lock and temporary snapshots when OUT lies
 // inside the input, so a run never scans its own output.
 func (r *run) skipper() func(string) bool {
@@ -238,21 +268,24 @@ func stagedOnly(rec *stages.Record) bool { return rec.Staged }
 // files and bytes it saw (those for which count is true; all when nil).
 func (r *run) timer(name string, count func(*stages.Record) bool) func([]*stages.Record) {
 	begin := time.Now()
-	return func(recs []*stages.Record) {
-		st := StageTime{Name: name, Seconds: time.Since(begin).Seconds()}
-		for _, rec := range recs {
-			if count == nil || count(rec) {
-				st.Files++
-				st.Bytes += rec.Size
-			}
+	return func(recs []*stages.Record) { r.record(name, time.Since(begin), recs, count) }
+}
+
+// record adds a stage's time and the files and bytes it saw.
+func (r *run) record(name string, took time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
+	st := StageTime{Name: name, Seconds: took.Seconds()}
+	for _, rec := range recs {
+		if count == nil || count(rec) {
+			st.Files++
+			st.Bytes += rec.Size
 		}
-		if st.Seconds > 0 {
-			st.FilesPerSec = round(float64(st.Files) / st.Seconds)
-			st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)
-		}
-		st.Seconds = round(st.Seconds)
-		r.stages = append(r.stages, st)
 	}
+	if st.Seconds > 0 {
+		st.FilesPerSec = round(float64(st.Files) / st.Seconds)
+		st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)
+	}
+	st.Seconds = round(st.Seconds)
+	r.stages = append(r.stages, st)
 }
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
