@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,6 +78,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "repoprep: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
+	}
+}
+
+// parseFlags runs parseArgs for a command: ok is false when the command
+// must stop at once with code (0 after -h, 2 on a bad flag, which the flag
+// package has already reported on stderr).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	switch err := parseArgs(fs, args); {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	default:
+		return exitUsage, false
 	}
 }
 

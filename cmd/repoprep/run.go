@@ -42,11 +42,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&asJSON, "json", false, "print the run summary as JSON on stdout")
 	fs.BoolVar(&quiet, "quiet", false, "no progress, only errors on stderr")
 	fs.BoolVar(&quiet, "q", false, "shorthand for --quiet")
-	if err := parseArgs(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	switch fs.NArg() {
 	case 0:

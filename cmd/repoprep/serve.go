@@ -78,11 +78,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&logFormat, "log-format", serveEnvString("REPOPREP_LOG_FORMAT", "text"), "access log on stderr: text or json (env REPOPREP_LOG_FORMAT)")
 	fs.BoolVar(&quiet, "quiet", false, "no access log, only errors")
 	fs.BoolVar(&quiet, "q", false, "shorthand for --quiet")
-	if err := parseArgs(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if err := errors.Join(envErr(), err, err2, err3); err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
@@ -146,11 +143,8 @@ func runRead(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var opts serve.Options
 	envErr := serveFlags(fs, &opts)
-	if err := parseArgs(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if err := envErr(); err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,11 +21,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			"files.json records, that tree/ holds nothing else, and that the index\n"+
 			"files parse with their schemas. Exits 1 on any drift.\n")
 	}
-	if err := parseArgs(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "repoprep: verify takes one snapshot directory, got %d\n", fs.NArg())
