@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // Audit is the end-of-run summary an engineer auditing a repository reads:
@@ -75,7 +77,7 @@ const (
 
 // BuildAudit summarizes a manifest, the secret findings per rule and the
 // stage timings. It is deterministic: ties are broken by name.
-func BuildAudit(m *Manifest, secretsByRule map[string]int, stages []StageTime) Audit {
+func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []StageTime) Audit {
 	a := Audit{Pruned: len(m.Pruned), Stages: stages}
 	cats := map[string]*AuditCount{}
 	reasons := map[string]*AuditCount{}

@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
-func auditFixture() *Manifest {
-	return newManifest([]Entry{
+func auditFixture() *manifest.Manifest {
+	return newManifest([]manifest.Entry{
 		{Path: "README.md", Size: 1200, Category: "text", Encoding: "utf-8", Staged: true},
 		{Path: "cmd/app/main.go", Size: 800, Category: "source", Encoding: "utf-8", Staged: true},
 		{Path: "internal/db/db.go", Size: 3000, Category: "source", Encoding: "utf-8", Staged: true},
@@ -24,7 +26,7 @@ func auditFixture() *Manifest {
 		{Path: "backup/notes.txt", Size: 100, Category: "data", Reason: "archive", ExtMismatch: true, Mime: "application/zip"},
 		{Path: "assets/logo.png", Size: 10_000, Category: "junk", Reason: "media"},
 		{Path: "Makefile", Size: 300, Category: "source", Encoding: "utf-8", Staged: true},
-	}, []Pruned{{Path: ".git", Reason: "excluded-dir"}})
+	}, []manifest.Pruned{{Path: ".git", Reason: "excluded-dir"}})
 }
 
 func TestBuildAudit(t *testing.T) {
@@ -131,9 +133,9 @@ func TestAuditRenderAligned(t *testing.T) {
 // extension mismatches (30 of them test fixtures), 20 reasons and 18
 // secret rules.
 func manyAudit() Audit {
-	var files []Entry
+	var files []manifest.Entry
 	for i := range 40 {
-		e := Entry{Path: fmt.Sprintf("pkg%02d/file%02d.txt", i%7, i), Size: int64(1000 + i*37%11*100),
+		e := manifest.Entry{Path: fmt.Sprintf("pkg%02d/file%02d.txt", i%7, i), Size: int64(1000 + i*37%11*100),
 			Category: "data", Reason: fmt.Sprintf("reason-%02d", i%20), Mime: "application/zip", ExtMismatch: true}
 		if i%4 != 0 {
 			e.Path = fmt.Sprintf("pkg%02d/testdata/fixture%02d.crt", i%7, i)
@@ -175,7 +177,7 @@ func TestAuditRenderCaps(t *testing.T) {
 }
 
 func TestMismatchOrder(t *testing.T) {
-	a := BuildAudit(newManifest([]Entry{
+	a := BuildAudit(newManifest([]manifest.Entry{
 		{Path: "a/testdata/big.crt", Size: 9000, Test: true, ExtMismatch: true},
 		{Path: "b/small.txt", Size: 10, ExtMismatch: true},
 		{Path: "c/big.txt", Size: 500, ExtMismatch: true},

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
 )
 
@@ -83,11 +84,11 @@ func TestUnreadableFile(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("run as nobody failed: %v\n%s", err, b)
 	}
-	m, err := ReadManifest(filepath.Join(out, "files.json"))
+	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Entry{}
+	got := map[string]manifest.Entry{}
 	for _, e := range m.Files {
 		got[e.Path] = e
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // OversizeIndex is oversize.json: the staged text files too large to read
@@ -39,8 +41,8 @@ const previewCutMarker = " …[line cut]"
 // lines read from tree, the staged copy (already normalized and redacted).
 // Each preview is read as a bounded stream: at most previewLines lines of
 // at most maxPreviewLineBytes each are kept, whatever the file holds.
-func WriteOversize(w io.Writer, m *Manifest, tree fs.FS, previewLines int) error {
-	idx := OversizeIndex{Schema: OversizeSchema, Files: []OversizeFile{}}
+func WriteOversize(w io.Writer, m *manifest.Manifest, tree fs.FS, previewLines int) error {
+	idx := OversizeIndex{Schema: manifest.OversizeSchema, Files: []OversizeFile{}}
 	for i := range m.Files {
 		e := &m.Files[i]
 		if !e.Oversize || !e.Staged {
@@ -54,7 +56,7 @@ func WriteOversize(w io.Writer, m *Manifest, tree fs.FS, previewLines int) error
 			Path: e.Path, Size: e.Size, Lines: e.Lines, Encoding: e.Encoding, Preview: preview,
 		})
 	}
-	return EncodeJSON(w, idx)
+	return manifest.EncodeJSON(w, idx)
 }
 
 func readPreview(tree fs.FS, name string, lines int) (string, error) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 func TestPreviewHead(t *testing.T) {
@@ -81,7 +83,7 @@ func TestWriteOversize(t *testing.T) {
 		"small.txt":     {Data: []byte("hi\n")},
 		"data/huge.csv": {Data: []byte("a,b\n1,2\n")},
 	}
-	m := newManifest([]Entry{
+	m := newManifest([]manifest.Entry{
 		{Path: "big.log", Size: 3 << 20, Lines: 4, Encoding: "gb18030", Staged: true, Oversize: true},
 		{Path: "small.txt", Size: 3, Lines: 1, Encoding: "utf-8", Staged: true},
 		{Path: "data/huge.csv", Size: 9 << 20, Lines: 2, Encoding: "utf-8", Staged: true, Oversize: true},
@@ -131,7 +133,7 @@ func TestWriteOversizeEmpty(t *testing.T) {
 }
 
 func TestWriteOversizeMissingFile(t *testing.T) {
-	m := newManifest([]Entry{{Path: "gone.txt", Staged: true, Oversize: true}}, nil)
+	m := newManifest([]manifest.Entry{{Path: "gone.txt", Staged: true, Oversize: true}}, nil)
 	err := WriteOversize(io.Discard, m, fstest.MapFS{}, 10)
 	if err == nil || !strings.Contains(err.Error(), "gone.txt") {
 		t.Errorf("err = %v, want one naming gone.txt", err)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -53,7 +54,7 @@ var mapLevels = []mapCaps{
 // The same manifest and tree always give the same bytes, and the result is
 // under opts.TokenLimit o200k tokens for any manifest: lists are ranked and
 // collapsed ("and 12 more"), never cut mid-sentence.
-func RepoMap(m *Manifest, opts RepoMapOptions) []byte {
+func RepoMap(m *manifest.Manifest, opts RepoMapOptions) []byte {
 	limit := opts.TokenLimit
 	if limit <= 0 {
 		limit = defaultMapTokens
@@ -142,14 +143,14 @@ type mapFacts struct {
 	prunedTotal                     int
 }
 
-func gatherMapFacts(m *Manifest, opts RepoMapOptions) *mapFacts {
+func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 	f := &mapFacts{name: opts.Name}
 	dirs := map[string]*mapDir{}
 	langLines := map[string]int{}
 	testPatterns := map[string]int{}
 	testDirs := map[string]map[string]int{} // dir name → dir path → files
 	left := map[string]map[string]int{}     // category → reason → files
-	var entries []*Entry                    // staged, for entry point detection
+	var entries []*manifest.Entry           // staged, for entry point detection
 
 	for i := range m.Files {
 		e := &m.Files[i]
@@ -262,7 +263,7 @@ func mapLanguage(lang string) string {
 // rankPruned names each pruned directory by its path when it is the only
 // one of its name, so a reader sees where it was (`cmd/dist`, not `dist`),
 // and folds names shared by several into one count (`node_modules` ×300).
-func rankPruned(pruned []Pruned) []mapCount {
+func rankPruned(pruned []manifest.Pruned) []mapCount {
 	byName := map[string][]string{}
 	for _, p := range pruned {
 		name := path.Base(p.Path)

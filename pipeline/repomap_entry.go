@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/mod/modfile"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // Entry points, agent instruction files and the project kind: the parts of
@@ -57,7 +59,7 @@ func isAgentFile(p string) bool {
 
 // readAgentFile measures an instruction file in characters from its
 // staged copy, or in bytes from the manifest when there is none.
-func readAgentFile(e *Entry, tree fs.FS) mapAgent {
+func readAgentFile(e *manifest.Entry, tree fs.FS) mapAgent {
 	a := mapAgent{path: e.Path, chars: int(e.Size), staged: e.Staged, reason: e.Reason}
 	if !e.Staged || tree == nil {
 		return a
@@ -85,7 +87,7 @@ func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
 
 // projectKind names what the root holds a manifest for: a Go module, an
 // npm package or a Python project.
-func projectKind(staged []*Entry, tree fs.FS) string {
+func projectKind(staged []*manifest.Entry, tree fs.FS) string {
 	var kinds []string
 	for _, e := range staged {
 		switch e.Path {
@@ -117,7 +119,7 @@ func projectKind(staged []*Entry, tree fs.FS) string {
 
 // findEntryPoints collects where a reader would start: Go main packages,
 // main files, package.json scripts, Dockerfiles and Makefile targets.
-func (f *mapFacts) findEntryPoints(staged []*Entry, dirs map[string]*mapDir, tree fs.FS) {
+func (f *mapFacts) findEntryPoints(staged []*manifest.Entry, dirs map[string]*mapDir, tree fs.FS) {
 	goFiles := map[string][]string{} // dir → its non-test Go files, in manifest order
 	for _, e := range staged {
 		p := e.Path

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -22,7 +23,7 @@ var ErrBadOptions = errors.New("bad options")
 
 // Result is what a published run hands back to its caller.
 type Result struct {
-	Manifest *Manifest
+	Manifest *manifest.Manifest
 	Report   Report
 	Findings []PathFinding // secrets found, one per path holding them
 }

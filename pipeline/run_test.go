@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
 )
 
@@ -102,7 +103,7 @@ func TestRunGolden(t *testing.T) {
 		t.Errorf("OUT mode = %v, %v; want 0755 so readers can open it", info.Mode(), err)
 	}
 	// The staged tree holds exactly the staged entries.
-	m, err := ReadManifest(filepath.Join(out, "files.json"))
+	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"path/filepath"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -39,7 +40,7 @@ func toPathFindings(fs []stages.Finding) []PathFinding {
 
 // writeSecrets writes secrets.json and the same findings as SARIF 2.1.0.
 func writeSecrets(dir string, fs []PathFinding, version string) error {
-	if err := writeJSONFile(filepath.Join(dir, "secrets.json"), SecretsFile{Schema: SecretsSchema, Findings: fs}); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, "secrets.json"), SecretsFile{Schema: manifest.SecretsSchema, Findings: fs}); err != nil {
 		return err
 	}
 	sarif := make([]secrets.PathFinding, 0, len(fs))

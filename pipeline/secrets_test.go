@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
 )
 
@@ -120,7 +121,7 @@ func TestNoSecretReachesOut(t *testing.T) {
 	}
 	// Redaction folds the key block to one line; the duplicate reports the
 	// copy it is served from, not its own pre-redaction counts.
-	entries := map[string]Entry{}
+	entries := map[string]manifest.Entry{}
 	for _, e := range res.Manifest.Files {
 		entries[e.Path] = e
 	}
@@ -225,7 +226,7 @@ func TestDedupAcrossEncodings(t *testing.T) {
 		"zz/same-size-a.txt": "aaaa\n", "zz/same-size-b.txt": "bbbb\n",
 	})
 	res := runFixture(t, src, filepath.Join(t.TempDir(), "out"), nil)
-	byPath := map[string]Entry{}
+	byPath := map[string]manifest.Entry{}
 	for _, e := range res.Manifest.Files {
 		byPath[e.Path] = e
 	}

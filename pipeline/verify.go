@@ -19,6 +19,8 @@ import (
 
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // Drift is one way a published snapshot differs from what its index says.
@@ -97,12 +99,12 @@ func (v *verifier) readIndex(name string) []byte {
 // manifest parses files.json and checks that it is sorted, has no repeated
 // path, a hash on every staged entry and a staged canonical copy behind
 // every duplicate. It returns nil when files.json cannot be used at all.
-func (v *verifier) manifest() *Manifest {
+func (v *verifier) manifest() *manifest.Manifest {
 	data := v.readIndex("files.json")
 	if data == nil {
 		return nil
 	}
-	m, err := ParseManifest(data)
+	m, err := manifest.ParseManifest(data)
 	if err != nil {
 		v.add("files.json", "%v", err)
 		return nil
@@ -160,12 +162,12 @@ func (v *verifier) decodeIndex(name, schema string, into any, strict bool) bool 
 
 // oversize checks oversize.json lists exactly the staged oversize entries,
 // with their line counts.
-func (v *verifier) oversize(m *Manifest) {
+func (v *verifier) oversize(m *manifest.Manifest) {
 	var idx OversizeIndex
-	if !v.decodeIndex("oversize.json", OversizeSchema, &idx, true) || m == nil {
+	if !v.decodeIndex("oversize.json", manifest.OversizeSchema, &idx, true) || m == nil {
 		return
 	}
-	byPath := make(map[string]*Entry, len(m.Files))
+	byPath := make(map[string]*manifest.Entry, len(m.Files))
 	for i := range m.Files {
 		byPath[m.Files[i].Path] = &m.Files[i]
 	}
@@ -200,9 +202,9 @@ type verifySecrets struct {
 
 // secrets checks every finding names a listed path, a line and a rule, and
 // that each entry's secrets count matches its findings.
-func (v *verifier) secrets(m *Manifest) {
+func (v *verifier) secrets(m *manifest.Manifest) {
 	var s verifySecrets
-	if !v.decodeIndex("secrets.json", SecretsSchema, &s, false) || m == nil {
+	if !v.decodeIndex("secrets.json", manifest.SecretsSchema, &s, false) || m == nil {
 		return
 	}
 	byPath := map[string]int{}
@@ -227,13 +229,13 @@ func (v *verifier) secrets(m *Manifest) {
 // differs between runs by design.
 func (v *verifier) report() {
 	var rep map[string]any
-	v.decodeIndex("report.json", ReportSchema, &rep, false)
+	v.decodeIndex("report.json", manifest.ReportSchema, &rep, false)
 }
 
 // tree compares tree/ with the staged entries: walked first, so a missing
 // file, an extra file and a non-regular file are each told apart, then
 // every staged file hashed and its lines counted.
-func (v *verifier) tree(ctx context.Context, m *Manifest) error {
+func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 	tree, err := v.root.OpenRoot("tree")
 	if err != nil {
 		v.add("tree", "unreadable: %v", err)
@@ -263,8 +265,8 @@ func (v *verifier) tree(ctx context.Context, m *Manifest) error {
 		return err
 	}
 
-	byPath := make(map[string]*Entry, len(m.Files))
-	var jobs []*Entry
+	byPath := make(map[string]*manifest.Entry, len(m.Files))
+	var jobs []*manifest.Entry
 	for i := range m.Files {
 		e := &m.Files[i]
 		byPath[e.Path] = e

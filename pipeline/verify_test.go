@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 func hashHex(data []byte) string {
@@ -22,9 +24,9 @@ func hashHex(data []byte) string {
 
 // writeSnapshot publishes a small snapshot the way Run lays it out and
 // returns its directory and manifest.
-func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []Entry) *Manifest {
+func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []manifest.Entry) *manifest.Manifest {
 	t.Helper()
-	m := newManifest(append(stagedEntries(tree), extra...), []Pruned{{Path: ".git", Reason: "excluded-dir"}})
+	m := newManifest(append(stagedEntries(tree), extra...), []manifest.Pruned{{Path: ".git", Reason: "excluded-dir"}})
 	for p, f := range tree {
 		name := filepath.Join(dir, "tree", filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
@@ -48,21 +50,21 @@ func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []Entry) *
 			t.Fatal(err)
 		}
 	}
-	write("files.json", func(w io.Writer) error { return EncodeJSON(w, m) })
+	write("files.json", func(w io.Writer) error { return manifest.EncodeJSON(w, m) })
 	write("oversize.json", func(w io.Writer) error { return WriteOversize(w, m, tree, 3) })
 	write("secrets.json", func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, SecretsSchema)
+		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, manifest.SecretsSchema)
 		return err
 	})
 	write("report.json", func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, `{"schema": %q, "files": 4}`, ReportSchema)
+		_, err := fmt.Fprintf(w, `{"schema": %q, "files": 4}`, manifest.ReportSchema)
 		return err
 	})
 	write("REPO_MAP.md", func(w io.Writer) error { _, err := w.Write(RepoMap(m, RepoMapOptions{Tree: tree})); return err })
 	return m
 }
 
-func verifyFixture() (fstest.MapFS, []Entry) {
+func verifyFixture() (fstest.MapFS, []manifest.Entry) {
 	tree := fstest.MapFS{
 		"main.go":        {Data: []byte("package main\n\nfunc main() {}\n")},
 		"docs/guide.md":  {Data: []byte("# Guide\nno final newline")},
@@ -71,7 +73,7 @@ func verifyFixture() (fstest.MapFS, []Entry) {
 		"empty.txt":      {Data: nil},
 		"dir/nested.txt": {Data: []byte("a\r\nb\n")},
 	}
-	extra := []Entry{
+	extra := []manifest.Entry{
 		{Path: "docs/guide-copy.md", Size: 25, Category: "text", DuplicateOf: "docs/guide.md"},
 		{Path: "bin/app", Size: 1 << 20, Category: "junk", Reason: "executable"},
 	}
@@ -92,7 +94,7 @@ func TestVerify(t *testing.T) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "main.go"), []byte("package main\n\nfunc main() {}\n\n"), 0o644))
 		}, []string{"tree/main.go: content changed"}},
 		{"changed line count", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
 		}, []string{"tree/docs/guide.md: 2 lines, files.json records 3"}},
 		{"extra file in tree", func(t *testing.T, dir string) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "dir", "planted.sh"), []byte("rm -rf /\n"), 0o644))
@@ -105,19 +107,19 @@ func TestVerify(t *testing.T) {
 			noErr(t, os.Symlink("/etc/passwd", filepath.Join(dir, "tree", "empty.txt")))
 		}, []string{"tree/empty.txt: not a regular file"}},
 		{"files.json bad schema", func(t *testing.T, dir string) {
-			replaceIn(t, filepath.Join(dir, "files.json"), FilesSchema, "repoprep.files/v0")
+			replaceIn(t, filepath.Join(dir, "files.json"), manifest.FilesSchema, "repoprep.files/v0")
 		}, []string{`files.json: parse files.json: schema "repoprep.files/v0"`}},
 		{"files.json unparsable", func(t *testing.T, dir string) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "files.json"), []byte(`{"schema": "repoprep.files/v1", "files": [`), 0o644))
 		}, []string{"files.json: parse files.json: unexpected EOF"}},
 		{"files.json unsorted", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.Files[0], m.Files[1] = m.Files[1], m.Files[0] })
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[0], m.Files[1] = m.Files[1], m.Files[0] })
 		}, []string{"files.json: not sorted by path"}},
 		{"duplicate of nothing staged", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide-copy.md")].DuplicateOf = "bin/app" })
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "docs/guide-copy.md")].DuplicateOf = "bin/app" })
 		}, []string{`files.json: "docs/guide-copy.md" is a duplicate of "bin/app", which is not staged`}},
 		{"oversize.json bad schema", func(t *testing.T, dir string) {
-			replaceIn(t, filepath.Join(dir, "oversize.json"), OversizeSchema, "repoprep.oversize/v2")
+			replaceIn(t, filepath.Join(dir, "oversize.json"), manifest.OversizeSchema, "repoprep.oversize/v2")
 		}, []string{`oversize.json: schema "repoprep.oversize/v2"`}},
 		{"oversize.json unknown field", func(t *testing.T, dir string) {
 			replaceIn(t, filepath.Join(dir, "oversize.json"), `"preview"`, `"previw"`)
@@ -144,7 +146,7 @@ func TestVerify(t *testing.T) {
 			tree, extra := verifyFixture()
 			m := writeSnapshot(t, dir, tree, extra)
 			m.Files[entryIndex(m, "logs/big.txt")].Oversize = true
-			editManifest(t, dir, func(mm *Manifest) { *mm = *m })
+			editManifest(t, dir, func(mm *manifest.Manifest) { *mm = *m })
 			rewriteOversize(t, dir, m, tree)
 			tt.corrupt(t, dir)
 			drifts, err := Verify(context.Background(), dir)
@@ -194,7 +196,7 @@ func noErr(t *testing.T, err error) {
 	}
 }
 
-func entryIndex(m *Manifest, p string) int {
+func entryIndex(m *manifest.Manifest, p string) int {
 	for i := range m.Files {
 		if m.Files[i].Path == p {
 			return i
@@ -203,19 +205,19 @@ func entryIndex(m *Manifest, p string) int {
 	panic("no entry " + p)
 }
 
-func editManifest(t *testing.T, dir string, edit func(*Manifest)) {
+func editManifest(t *testing.T, dir string, edit func(*manifest.Manifest)) {
 	t.Helper()
-	m, err := ReadManifest(filepath.Join(dir, "files.json"))
+	m, err := manifest.ReadManifest(filepath.Join(dir, "files.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit(m)
 	var b bytes.Buffer
-	noErr(t, EncodeJSON(&b, m))
+	noErr(t, manifest.EncodeJSON(&b, m))
 	noErr(t, os.WriteFile(filepath.Join(dir, "files.json"), b.Bytes(), 0o644))
 }
 
-func rewriteOversize(t *testing.T, dir string, m *Manifest, tree fstest.MapFS) {
+func rewriteOversize(t *testing.T, dir string, m *manifest.Manifest, tree fstest.MapFS) {
 	t.Helper()
 	var b bytes.Buffer
 	noErr(t, WriteOversize(&b, m, tree, 3))

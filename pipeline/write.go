@@ -9,14 +9,15 @@ import (
 	"sort"
 	"time"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/stages"
 )
 
 // buildManifest turns the records into files.json's model, sorted by path.
-func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *Manifest {
-	m := &Manifest{Schema: FilesSchema, Files: make([]Entry, 0, len(recs)), Pruned: make([]Pruned, 0, len(pruned))}
+func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Manifest {
+	m := &manifest.Manifest{Schema: manifest.FilesSchema, Files: make([]manifest.Entry, 0, len(recs)), Pruned: make([]manifest.Pruned, 0, len(pruned))}
 	for _, r := range recs {
-		m.Files = append(m.Files, Entry{
+		m.Files = append(m.Files, manifest.Entry{
 			Path: r.Path, Size: r.Size, Category: r.Category, Reason: r.Reason,
 			Mime: r.Mime, Language: r.Language, Encoding: r.Encoding, BOM: r.BOM,
 			CRLF: r.CRLF, Lines: r.Lines, Tokens: r.Tokens, Test: r.Test,
@@ -27,7 +28,7 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *Manifest {
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	for _, p := range pruned {
-		m.Pruned = append(m.Pruned, Pruned{Path: p.Path, Reason: p.Reason})
+		m.Pruned = append(m.Pruned, manifest.Pruned{Path: p.Path, Reason: p.Reason})
 	}
 	return m
 }
@@ -56,7 +57,7 @@ func (r *run) writeOutputs(tree *os.Root, res *Result) error {
 
 func (r *run) report(res *Result) Report {
 	rep := Report{
-		Schema: ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
+		Schema: manifest.ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
 		Pruned: len(res.Manifest.Pruned), Stages: r.stages, Tools: toolVersions(),
@@ -103,7 +104,7 @@ func toolVersions() map[string]string {
 }
 
 func writeJSONFile(name string, v any) error {
-	return writeFile(name, func(w *bufio.Writer) error { return EncodeJSON(w, v) })
+	return writeFile(name, func(w *bufio.Writer) error { return manifest.EncodeJSON(w, v) })
 }
 
 // writeFile creates name and fills it through a buffered writer, reporting

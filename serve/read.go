@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
-	"github.com/repoprep/repoprep/pipeline"
 )
 
 // ReadFileArgs is read_file's input, the same for MCP and POST /v1/read_file.
@@ -52,7 +52,7 @@ const batchLines = 64
 // fileRead is one file's read in progress, rendered once all are done.
 type fileRead struct {
 	req     FileRequest
-	entry   *pipeline.Entry // the canonical (staged) entry
+	entry   *manifest.Entry // the canonical (staged) entry
 	canon   string
 	ranges  [][2]int
 	asked   bool // ranges came from the caller, not the MaxLines default

@@ -11,9 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"golang.org/x/text/unicode/norm"
-
-	"github.com/repoprep/repoprep/pipeline"
 )
 
 const (
@@ -95,7 +94,7 @@ func isASCIILetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
 
 // lookup checks name and finds the entry that serves it: the staged path to
 // open and, for a duplicate, the path the caller asked for differs from it.
-func (sn *snapshot) lookup(name string) (*pipeline.Entry, string, error) {
+func (sn *snapshot) lookup(name string) (*manifest.Entry, string, error) {
 	if err := checkName(name); err != nil {
 		return nil, "", err
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // snapshotID tells two publications of OUT apart. `repoprep run` swaps a whole
@@ -30,10 +30,10 @@ type snapshotID struct {
 // load, so requests share it without locks.
 type snapshot struct {
 	id       snapshotID
-	manifest *pipeline.Manifest
-	byPath   map[string]*pipeline.Entry
+	manifest *manifest.Manifest
+	byPath   map[string]*manifest.Entry
 	byBase   map[string][]string // base name -> readable paths, for "did you mean"
-	readable []*pipeline.Entry   // staged files and duplicates, sorted by path
+	readable []*manifest.Entry   // staged files and duplicates, sorted by path
 	paths    []string            // every manifest path, sorted, for directory checks
 	repoMap  string
 	tree     *os.Root
@@ -63,7 +63,7 @@ func loadSnapshot(out string) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot: %w", err)
 	}
-	m, err := pipeline.ParseManifest(data)
+	m, err := manifest.ParseManifest(data)
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot %s: %w", out, err)
 	}
@@ -78,7 +78,7 @@ func loadSnapshot(out string) (*snapshot, error) {
 	sn := &snapshot{
 		id:       identify(di, li),
 		manifest: m,
-		byPath:   make(map[string]*pipeline.Entry, len(m.Files)),
+		byPath:   make(map[string]*manifest.Entry, len(m.Files)),
 		byBase:   make(map[string][]string),
 		repoMap:  string(repoMap),
 		tree:     tree,
@@ -103,7 +103,7 @@ func loadSnapshot(out string) (*snapshot, error) {
 
 // canonical returns the staged path that serves e, or "" when e is not
 // readable: a staged entry serves itself, a duplicate its staged canonical copy.
-func (sn *snapshot) canonical(e *pipeline.Entry) string {
+func (sn *snapshot) canonical(e *manifest.Entry) string {
 	if e.Staged {
 		return e.Path
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
-	"github.com/repoprep/repoprep/pipeline"
 )
 
 // snap describes a snapshot to publish for a test.
@@ -25,12 +25,12 @@ type snap struct {
 }
 
 // publish writes s as a complete snapshot directory at out (which must not
-// exist yet): files.json through pipeline.EncodeJSON, REPO_MAP.md, tree/.
+// exist yet): files.json through manifest.EncodeJSON, REPO_MAP.md, tree/.
 func publish(t testing.TB, out string, s snap) {
 	t.Helper()
-	var m pipeline.Manifest
-	m.Schema = pipeline.FilesSchema
-	m.Pruned = []pipeline.Pruned{}
+	var m manifest.Manifest
+	m.Schema = manifest.FilesSchema
+	m.Pruned = []manifest.Pruned{}
 	for p, content := range s.files {
 		full := filepath.Join(out, "tree", filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -50,11 +50,11 @@ func publish(t testing.TB, out string, s snap) {
 		m.Files = append(m.Files, e)
 	}
 	for _, p := range s.junk {
-		m.Files = append(m.Files, pipeline.Entry{Path: p, Category: "junk", Reason: "symlink", LinkTarget: "/etc/passwd"})
+		m.Files = append(m.Files, manifest.Entry{Path: p, Category: "junk", Reason: "symlink", LinkTarget: "/etc/passwd"})
 	}
-	slices.SortFunc(m.Files, func(a, b pipeline.Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(m.Files, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
 	var buf bytes.Buffer
-	if err := pipeline.EncodeJSON(&buf, &m); err != nil {
+	if err := manifest.EncodeJSON(&buf, &m); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(out, "files.json"), buf.Bytes(), 0o644); err != nil {
@@ -69,12 +69,12 @@ func publish(t testing.TB, out string, s snap) {
 	}
 }
 
-func entryFor(p, content string, oversize bool) pipeline.Entry {
+func entryFor(p, content string, oversize bool) manifest.Entry {
 	cat := "text"
 	if path.Ext(p) == ".go" {
 		cat = "source"
 	}
-	return pipeline.Entry{
+	return manifest.Entry{
 		Path: p, Size: int64(len(content)), Category: cat, Mime: "text/plain; charset=utf-8",
 		Encoding: "utf-8", Lines: countLines(content), Tokens: tokens.Count(content),
 		Test:   strings.Contains(p, "_test") || strings.HasPrefix(p, "testdata/"),

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/pipeline"
 )
 
@@ -81,7 +82,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case asJSON:
-		if err := pipeline.EncodeJSON(stdout, res.Report); err != nil {
+		if err := manifest.EncodeJSON(stdout, res.Report); err != nil {
 			fmt.Fprintf(stderr, "repoprep: %v\n", err)
 			return exitFailed
 		}

@@ -1,4 +1,7 @@
-package pipeline
+// Package manifest owns the files.json model and the JSON conventions of
+// every output file: the types both the pipeline (which writes them) and the
+// read server (which only reads them) share, so serve never imports pipeline.
+package manifest
 
 import (
 	"bytes"
