@@ -184,10 +184,14 @@ func (b *builder) source(p string) (string, string) {
 	for hop := 0; hop <= maxLinkHops; hop++ {
 		e, ok := b.byPath[p]
 		if !ok {
+			why := b.absent(p)
 			if b.isDir(p) {
-				return "", fmt.Sprintf("%s is a directory", p)
+				why = fmt.Sprintf("%s is a directory", p)
 			}
-			return "", b.absent(p)
+			if p != start {
+				why = fmt.Sprintf("%s is a symlink to %s, but %s", start, p, why)
+			}
+			return "", why
 		}
 		switch {
 		case e.Staged:

@@ -47,7 +47,7 @@ func (x *expansion) one(from string, raw rawImport, chain, sources []string) Imp
 	}
 	imp.Path = target
 	src, why := x.b.source(target)
-	depthNow := len(chain) // the root is chain[0]; its imports are one hop away
+	hops := len(chain) // the root is chain[0]: its own imports are one hop away
 	switch {
 	case src == "":
 		imp.Status, imp.Detail = ImportMissing, why
@@ -56,7 +56,7 @@ func (x *expansion) one(from string, raw rawImport, chain, sources []string) Imp
 		imp.Source = src
 		imp.Status = ImportCycle
 		imp.Detail = "import cycle: " + strings.Join(append(slices.Clone(chain[i:]), target), " → ") + "; not imported again"
-	case depthNow+1 > MaxHops:
+	case hops > MaxHops:
 		imp.Source = src
 		imp.Status = ImportTooDeep
 		imp.Detail = fmt.Sprintf("more than %d hops from %s (%s); not imported", MaxHops, x.root.Path, strings.Join(append(slices.Clone(chain), target), " → "))

@@ -184,7 +184,14 @@ func frontByLines(lines [][]byte) map[string]any {
 				m[key] = []any{}
 				continue
 			}
-			m[key] = unquote(v)
+			switch v {
+			case "true":
+				m[key] = true
+			case "false":
+				m[key] = false
+			default:
+				m[key] = unquote(v)
+			}
 		}
 	}
 	return m
