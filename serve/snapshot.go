@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	instr "github.com/repoprep/repoprep/internal/instructions"
 	"github.com/repoprep/repoprep/internal/manifest"
 )
 
@@ -37,6 +38,8 @@ type snapshot struct {
 	paths    []string            // every manifest path, sorted, for directory checks
 	repoMap  string
 	tree     *os.Root
+
+	instrIndex *instr.Index // instructions.json; nil in a snapshot published without one
 
 	refs    int  // requests using it; guarded by Server.mu
 	retired bool // replaced or closed; guarded by Server.mu
@@ -71,6 +74,10 @@ func loadSnapshot(out string) (*snapshot, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open snapshot: %w", err)
 	}
+	instrIndex, err := loadInstructions(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot %s: %w", out, err)
+	}
 	tree, err := dir.OpenRoot("tree")
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot: %w", err)
@@ -82,6 +89,8 @@ func loadSnapshot(out string) (*snapshot, error) {
 		byBase:   make(map[string][]string),
 		repoMap:  string(repoMap),
 		tree:     tree,
+
+		instrIndex: instrIndex,
 	}
 	for i := range m.Files {
 		e := &m.Files[i]

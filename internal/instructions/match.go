@@ -2,6 +2,7 @@ package instructions
 
 import (
 	"cmp"
+	"path"
 	"slices"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -49,28 +50,34 @@ func Order(files []*File) {
 		return cmp.Or(
 			cmp.Compare(depth(a.Dir), depth(b.Dir)),
 			cmp.Compare(a.Dir, b.Dir),
-			cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)),
+			cmp.Compare(kindRank(a), kindRank(b)),
 			cmp.Compare(a.Path, b.Path),
 		)
 	})
 }
 
-func kindRank(kind string) int {
-	switch kind {
+// kindRank orders the files of one directory: CLAUDE.md before
+// .claude/CLAUDE.md (both are the project memory), then rules and local
+// memory as Claude Code loads them, then the other families.
+func kindRank(f *File) int {
+	switch f.Kind {
 	case KindMemory:
+		if path.Base(parentDir(f.Path)) == ".claude" {
+			return 1
+		}
 		return 0
 	case KindClaudeRule:
-		return 1
-	case KindLocalMemory:
 		return 2
-	case KindAgentsMD:
+	case KindLocalMemory:
 		return 3
-	case KindCursorRules:
+	case KindAgentsMD:
 		return 4
-	case KindCursorRule:
+	case KindCursorRules:
 		return 5
-	case KindCopilot:
+	case KindCursorRule:
 		return 6
+	case KindCopilot:
+		return 7
 	}
-	return 7
+	return 8
 }
