@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	instr "github.com/repoprep/repoprep/internal/instructions"
 	"github.com/repoprep/repoprep/internal/instructions/instructionstest"
 	"github.com/repoprep/repoprep/internal/manifest"
@@ -349,5 +351,82 @@ func TestInstructionsOverHTTP(t *testing.T) {
 	}
 	if code, body := post(t, ts+"/v1/instructions", `{"path": "src", "agent": "emacs"}`); code != 400 {
 		t.Errorf("bad agent over HTTP: %d %v", code, body)
+	}
+}
+
+// TestMCPInstructionsAndResources: the tool over MCP, and the resources:
+// REPO_MAP.md and each readable instruction file, listed for the snapshot
+// being served and refused for anything else.
+func TestMCPInstructionsAndResources(t *testing.T) {
+	srv, out, dir := instructionsServer(t, Options{})
+	cs := connect(t, srv)
+	ctx := context.Background()
+	text, fields, isErr := callTool(t, cs, "instructions", map[string]any{"path": "src/api/handler.go", "agent": "claude"})
+	if isErr || !strings.Contains(text, "Handlers return errors, never panic.") || fields["files"] == nil {
+		t.Fatalf("instructions over MCP: error %v, %q, %v", isErr, text, fields)
+	}
+	if text, _, isErr := callTool(t, cs, "instructions", map[string]any{"path": "../outside.md"}); !isErr || !strings.Contains(text, "path refused") {
+		t.Errorf("traversal over MCP: error %v, %q", isErr, text)
+	}
+
+	listed := func() map[string]bool {
+		t.Helper()
+		res, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris := map[string]bool{}
+		for _, r := range res.Resources {
+			uris[r.URI] = true
+		}
+		return uris
+	}
+	uris := listed()
+	for _, p := range []string{"CLAUDE.md", "AGENTS.md", ".claude/rules/api.md", ".cursor/rules/db.mdc", "web/AGENTS.md"} {
+		if !uris[instructionURI(p)] {
+			t.Errorf("resource for %s not listed: %v", p, uris)
+		}
+	}
+	if !uris[repoMapURI] || uris[instructionURI("lib/CLAUDE.md")] || uris[instructionURI("src/api/CLAUDE.local.md")] {
+		t.Errorf("resources: %v", uris)
+	}
+	readRes := func(uri string) (string, error) {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			return "", err
+		}
+		return res.Contents[0].Text, nil
+	}
+	if got, err := readRes(instructionURI("AGENTS.md")); err != nil || got != instructionstest.Files()["CLAUDE.md"] {
+		t.Errorf("AGENTS.md resource = %q, %v; want CLAUDE.md's text", got, err)
+	}
+	if got, err := readRes(repoMapURI); err != nil || !strings.HasPrefix(got, "# Repository map") {
+		t.Errorf("REPO_MAP.md resource = %q, %v", got, err)
+	}
+	for _, bad := range []string{
+		instructionURIPrefix + "..%2Foutside.md", instructionURIPrefix + "../outside.md", instructionURIPrefix + "lib/CLAUDE.md",
+		instructionURIPrefix + "src/util.go", instructionURIPrefix + "%2Fetc%2Fpasswd", "repoprep://repo/tree/CLAUDE.md",
+	} {
+		if got, err := readRes(bad); err == nil || strings.Contains(got, instructionstest.Outside) {
+			t.Errorf("%s: read %q, %v; want an error", bad, got, err)
+		}
+	}
+
+	// A new publication: web/AGENTS.md is gone, docs/AGENTS.md is new.
+	src2 := filepath.Join(dir, "repo2")
+	instructionstest.Write(t, src2)
+	repo2 := filepath.Join(src2, "repo")
+	mustDo(t, os.Remove(filepath.Join(repo2, "web", "AGENTS.md")))
+	mustDo(t, os.WriteFile(filepath.Join(repo2, "docs", "AGENTS.md"), []byte("docs agents\n"), 0o644))
+	next := filepath.Join(dir, "out.next")
+	publishSource(t, repo2, next)
+	mustDo(t, os.Rename(out, out+".old"))
+	mustDo(t, os.Rename(next, out))
+	uris = listed()
+	if uris[instructionURI("web/AGENTS.md")] || !uris[instructionURI("docs/AGENTS.md")] {
+		t.Errorf("after republishing, resources: %v", uris)
+	}
+	if got, err := readRes(instructionURI("docs/AGENTS.md")); err != nil || got != "docs agents\n" {
+		t.Errorf("docs/AGENTS.md after republishing = %q, %v", got, err)
 	}
 }
