@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"bufio"
 	"fmt"
 	"io/fs"
 	"path"
@@ -50,11 +51,13 @@ func Build(m *manifest.Manifest, tree fs.FS) (*Index, error) {
 }
 
 type builder struct {
-	tree   fs.FS
-	byPath map[string]*manifest.Entry
-	paths  []string // sorted
-	pruned []manifest.Pruned
-	memo   map[string]*parsed // by staged path
+	tree    fs.FS
+	byPath  map[string]*manifest.Entry
+	paths   []string // sorted
+	pruned  []manifest.Pruned
+	memo    map[string]*parsed // by staged path
+	br      *bufio.Reader      // reused for every file: Build reads one at a time
+	scratch scratch
 }
 
 // file builds one instruction file's entry.
@@ -167,7 +170,12 @@ func (b *builder) parse(src string, wantImports bool) (*parsed, error) {
 		return nil, fmt.Errorf("instructions: read %s: %w", src, err)
 	}
 	defer fh.Close()
-	pt, err := scanText(fh, wantImports)
+	if b.br == nil {
+		b.br = bufio.NewReaderSize(fh, 64<<10)
+	} else {
+		b.br.Reset(fh)
+	}
+	pt, err := scanWith(b.br, wantImports, &b.scratch)
 	if err != nil {
 		return nil, fmt.Errorf("instructions: read %s: %w", src, err)
 	}

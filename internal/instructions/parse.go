@@ -46,14 +46,30 @@ type parsed struct {
 // @path imports outside code blocks and code spans. Memory stays bounded by
 // a paragraph, whatever the file's size.
 func scanText(r io.Reader, wantImports bool) (*parsed, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	return scanWith(bufio.NewReaderSize(r, 64<<10), wantImports, &scratch{})
+}
+
+// scratch is the memory one scan needs, kept by a caller that scans many
+// files one after another.
+type scratch struct {
+	line []byte
+	sc   importScanner
+}
+
+// scanWith is scanText on a reader and scratch memory the caller reuses.
+func scanWith(br *bufio.Reader, wantImports bool, st *scratch) (*parsed, error) {
 	p := &parsed{bodyLine: 1}
-	sc := &importScanner{}
+	st.sc = importScanner{para: st.sc.para[:0], paraLines: st.sc.paraLines[:0], paraEnds: st.sc.paraEnds[:0]}
+	sc := &st.sc
 	var front [][]byte
 	inFront, frontBytes := false, 0
 	read := 0
 	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(br, &p.chars)
+		// One line at a time in reused memory: what is kept below is copied.
+		line, err := readLine(br, &p.chars, st.line[:0])
+		if line != nil {
+			st.line = line
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
@@ -110,10 +126,10 @@ func scanText(r io.Reader, wantImports bool) (*parsed, error) {
 	return p, nil
 }
 
-// readLine returns the next line without its '\n' (nil at the end), keeping
-// at most maxLineBytes of it and adding its characters to chars.
-func readLine(br *bufio.Reader, chars *int) ([]byte, error) {
-	var line []byte
+// readLine appends the next line without its '\n' to line and returns it
+// (nil at the end), keeping at most maxLineBytes of it and adding its
+// characters to chars.
+func readLine(br *bufio.Reader, chars *int, line []byte) ([]byte, error) {
 	seen := false
 	for {
 		chunk, err := br.ReadSlice('\n')
