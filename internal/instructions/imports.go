@@ -16,39 +16,101 @@ type importScanner struct {
 
 	fence     byte // '`' or '~' while inside a fenced block
 	fenceLen  int
-	inList    bool // the last block line was a list item: indented lines continue it
+	fenceBase int   // the container's content indent when the fence opened
+	items     []int // content indent of each open list item, outermost first
+	itemEmpty bool  // the innermost item's first line had no content
 	para      []byte
 	paraLines []int // paraLines[i] is the line number of the i-th line in para
 	paraEnds  []int // offset in para just past each line
 }
 
-// line takes the next line of the file (without its '\n').
+// line takes the next line of the file (without its '\n'). It follows
+// CommonMark's block structure as far as code needs: list items (nested,
+// each with its content indent), fences, indented code (four columns past
+// the enclosing item's content), ATX and setext headings; a code span
+// cannot cross from one block into the next.
 func (sc *importScanner) line(num int, l []byte) {
-	if sc.fence != 0 {
-		if closesFence(l, sc.fence, sc.fenceLen) {
-			sc.fence = 0
-		}
-		return
-	}
 	indent, rest := indentOf(l)
-	switch {
-	case len(bytes.TrimSpace(l)) == 0:
-		sc.flush()
-		return
-	case indent < 4:
-		if ch, n := opensFence(rest); n > 0 {
-			sc.flush()
-			sc.fence, sc.fenceLen = ch, n
+	blank := len(bytes.TrimSpace(l)) == 0
+	if sc.fence != 0 {
+		switch {
+		case closesFence(l, sc.fence, sc.fenceLen, sc.fenceBase):
+			sc.fence = 0
+			return
+		case blank || indent >= sc.fenceBase:
 			return
 		}
-		if isListItem(rest) {
-			sc.inList = true
-		} else if indent == 0 && len(sc.para) == 0 {
-			sc.inList = false
-		}
-	case len(sc.para) == 0 && !sc.inList:
-		return // an indented code block: it can only start after a blank line or a block
+		sc.fence = 0 // a line left of the list item's content ends the item and its fence
 	}
+	if blank {
+		sc.flush()
+		if sc.itemEmpty && len(sc.items) > 0 {
+			sc.items = sc.items[:len(sc.items)-1] // an item that starts empty ends at a blank line
+		}
+		sc.itemEmpty = false
+		return
+	}
+	sc.itemEmpty = false
+	// The deepest open item this line is indented into.
+	k := len(sc.items)
+	for k > 0 && indent < sc.items[k-1] {
+		k--
+	}
+	base := 0
+	if k > 0 {
+		base = sc.items[k-1]
+	}
+	inPara := len(sc.para) > 0
+	switch {
+	case indent-base >= 4:
+		if !inPara {
+			sc.items = sc.items[:k]
+			return // indented code: it cannot interrupt a paragraph
+		}
+		sc.add(num, rest) // a paragraph's continuation, however indented
+	case isListItem(rest) && (!inPara || len(sc.items) > 0 || canInterrupt(rest)):
+		sc.flush()
+		sc.items = sc.items[:k]
+		for isListItem(rest) {
+			w := markerWidth(rest)
+			sc.items = append(sc.items, indent+w)
+			indent += w
+			rest = rest[min(w, len(rest)):]
+		}
+		if len(bytes.TrimSpace(rest)) == 0 {
+			sc.itemEmpty = true
+			return
+		}
+		sc.block(num, rest, indent)
+	case isFence(rest) || isHeading(rest):
+		sc.flush()
+		sc.items = sc.items[:k]
+		sc.block(num, rest, base)
+	case inPara && k == len(sc.items) && isSetextUnderline(rest):
+		sc.flush() // the paragraph above was a heading; this line is not text
+	case inPara:
+		sc.add(num, rest) // continuation, lazily into the open item if need be
+	default:
+		sc.items = sc.items[:k]
+		sc.add(num, rest)
+	}
+}
+
+// block starts the block a line opens at content indent base: a fence, a
+// heading, or a paragraph.
+func (sc *importScanner) block(num int, rest []byte, base int) {
+	if ch, n := opensFence(rest); n > 0 {
+		sc.fence, sc.fenceLen, sc.fenceBase = ch, n, base
+		return
+	}
+	sc.add(num, rest)
+	if isHeading(rest) {
+		sc.flush()
+	}
+}
+
+// add appends a line to the paragraph being collected.
+func (sc *importScanner) add(num int, l []byte) {
 	if len(sc.para) > 0 && len(sc.para)+len(l) > maxParagraphBytes {
 		sc.flush()
 	}
@@ -189,11 +251,11 @@ func opensFence(rest []byte) (byte, int) {
 	return ch, n
 }
 
-// closesFence reports a closing fence: at most three spaces of indent, a run
-// of at least n of the opening character, then only whitespace.
-func closesFence(l []byte, ch byte, n int) bool {
+// closesFence reports a closing fence: at most three spaces of indent past
+// base, a run of at least n of the opening character, then only whitespace.
+func closesFence(l []byte, ch byte, n, base int) bool {
 	indent, rest := indentOf(l)
-	if indent >= 4 || len(rest) == 0 || rest[0] != ch {
+	if indent < base || indent-base >= 4 || len(rest) == 0 || rest[0] != ch {
 		return false
 	}
 	m := runLen(rest, 0, ch)
@@ -201,14 +263,60 @@ func closesFence(l []byte, ch byte, n int) bool {
 }
 
 // isListItem reports a bullet ("- ", "* ", "+ ") or ordered ("1. ", "2) ")
-// list marker.
+// list marker, or one alone on its line (an empty item).
 func isListItem(rest []byte) bool {
-	if len(rest) >= 2 && (rest[0] == '-' || rest[0] == '*' || rest[0] == '+') && (rest[1] == ' ' || rest[1] == '\t') {
+	endsMarker := func(i int) bool { return i == len(rest) || rest[i] == ' ' || rest[i] == '\t' }
+	if len(rest) >= 1 && (rest[0] == '-' || rest[0] == '*' || rest[0] == '+') && endsMarker(1) {
 		return true
 	}
 	i := 0
 	for i < len(rest) && i < 9 && '0' <= rest[i] && rest[i] <= '9' {
 		i++
 	}
-	return i > 0 && i+1 < len(rest) && (rest[i] == '.' || rest[i] == ')') && (rest[i+1] == ' ' || rest[i+1] == '\t')
+	return i > 0 && i < len(rest) && (rest[i] == '.' || rest[i] == ')') && endsMarker(i+1)
+}
+
+// markerWidth is how far a list marker moves the item's content: the marker,
+// then one to four spaces (one when more follow, or none at the line's end).
+func markerWidth(rest []byte) int {
+	m := 1
+	if rest[0] >= '0' && rest[0] <= '9' {
+		for m < len(rest) && rest[m] >= '0' && rest[m] <= '9' {
+			m++
+		}
+		m++ // '.' or ')'
+	}
+	spaces := 0
+	for m+spaces < len(rest) && rest[m+spaces] == ' ' {
+		spaces++
+	}
+	if spaces == 0 || spaces > 4 || m+spaces == len(rest) {
+		return m + 1
+	}
+	return m + spaces
+}
+
+// isHeading reports an ATX heading: one to six '#' then a space or the end.
+func isHeading(rest []byte) bool {
+	n := runLen(rest, 0, '#')
+	return n >= 1 && n <= 6 && (n == len(rest) || rest[n] == ' ' || rest[n] == '\t')
+}
+
+func isFence(rest []byte) bool { _, n := opensFence(rest); return n > 0 }
+
+// isSetextUnderline reports a line of '=' or '-' only (trailing spaces
+// allowed), which turns the paragraph above it into a heading.
+func isSetextUnderline(rest []byte) bool {
+	t := bytes.TrimRight(rest, " \t")
+	return len(t) > 0 && (runLen(t, 0, '=') == len(t) || runLen(t, 0, '-') == len(t))
+}
+
+// canInterrupt reports a list marker that may interrupt a paragraph: one
+// with content, and, when ordered, numbered 1.
+func canInterrupt(rest []byte) bool {
+	w := markerWidth(rest)
+	if w >= len(rest) || len(bytes.TrimSpace(rest[w:])) == 0 {
+		return false
+	}
+	return rest[0] < '0' || rest[0] > '9' || (rest[0] == '1' && (rest[1] == '.' || rest[1] == ')'))
 }
