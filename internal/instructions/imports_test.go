@@ -73,6 +73,8 @@ func TestScanFrontMatter(t *testing.T) {
 		{"flow list", "---\npaths: [\"a/**\", 'b/*.md']\n---\n", 4, "paths", []string{"a/**", "b/*.md"}, false},
 		{"comma string with braces", "---\napplyTo: \"**/*.{ts,tsx}, docs/**\"\n---\n", 4, "applyTo", []string{"**/*.{ts,tsx}", "docs/**"}, false},
 		{"cursor unquoted globs are not YAML", "---\ndescription: Go style\nglobs: *.go,cmd/**/*.go\nalwaysApply: false\n---\n", 6, "globs", []string{"*.go", "cmd/**/*.go"}, true},
+		{"string with braces, as Claude Code's docs show", "---\npaths: src/**/*.{ts,tsx}\n---\n", 4, "paths", []string{"src/**/*.{ts,tsx}"}, false},
+		{"leading brace is a YAML flow map: read line by line", "---\npaths: {src,lib}/**/*.ts, tests/**/*.test.ts\n---\n", 4, "paths", []string{"{src,lib}/**/*.ts", "tests/**/*.test.ts"}, true},
 		{"no front matter", "# Title\n---\n", 1, "paths", nil, false},
 		{"unclosed is text", "---\npaths: a\n", 1, "paths", nil, false},
 	} {
