@@ -95,17 +95,29 @@ func instructionsSchema(o Options) (*jsonschema.Schema, error) {
 	return sc, nil
 }
 
+// instrSet is a snapshot's instruction index, or why it has none. The
+// index is a convenience beside the files: a missing or damaged one costs
+// the instructions tool and the resources, never the rest of the server.
+type instrSet struct {
+	index *instr.Index
+	err   error
+}
+
 // loadInstructions reads OUT/instructions.json through the snapshot's own
-// handle; a snapshot published before the index existed has none (nil).
-func loadInstructions(dir interface{ ReadFile(string) ([]byte, error) }) (*instr.Index, error) {
+// handle, so the index always belongs to the tree it was loaded with.
+func loadInstructions(dir interface{ ReadFile(string) ([]byte, error) }) instrSet {
 	data, err := dir.ReadFile("instructions.json")
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return instrSet{err: fmt.Errorf("%w: this snapshot has no instructions.json (published by an older repoprep); run `repoprep run` again", ErrNotFound)}
 	}
 	if err != nil {
-		return nil, err
+		return instrSet{err: fmt.Errorf("read instructions.json: %w", err)}
 	}
-	return instr.Parse(data)
+	idx, err := instr.Parse(data)
+	if err != nil {
+		return instrSet{err: fmt.Errorf("%v; run `repoprep run` again", err)}
+	}
+	return instrSet{index: idx}
 }
 
 // instructionsTool is the instructions tool on one pinned snapshot.
@@ -125,13 +137,13 @@ func (s *Server) instructionsTool(ctx context.Context, sn *snapshot, args Instru
 	if err != nil {
 		return answer{}, err
 	}
-	if sn.instrIndex == nil {
-		return answer{}, fmt.Errorf("%w: this snapshot has no instructions.json (published by an older repoprep); run `repoprep run` again", ErrNotFound)
+	if sn.instr.err != nil {
+		return answer{}, sn.instr.err
 	}
 	var applied []*instr.File
 	res := InstructionsResult{Path: p, IsDir: isDir, Agent: agent, Files: []AppliedFile{}, BudgetTokens: budget}
-	for i := range sn.instrIndex.Files {
-		f := &sn.instrIndex.Files[i]
+	for i := range sn.instr.index.Files {
+		f := &sn.instr.index.Files[i]
 		if agent != "all" && f.Agent != agent {
 			continue
 		}

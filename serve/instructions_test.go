@@ -311,6 +311,22 @@ func TestInstructionsArgs(t *testing.T) {
 	if _, _, err := callInstructions(old, InstructionsArgs{Path: "src"}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no instructions.json") {
 		t.Errorf("old snapshot: %v", err)
 	}
+	// A damaged one costs the tool, not the server: read_file goes on.
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	publishSource(t, instructionstest.Write(t, dir), out)
+	mustDo(t, os.WriteFile(filepath.Join(out, "instructions.json"), []byte(`{"schema": "repoprep.instructions/v1", "files": [{"nope": 1}]}`), 0o644))
+	damaged, err := New(out, Options{})
+	if err != nil {
+		t.Fatalf("a damaged instructions.json stops the server: %v", err)
+	}
+	defer damaged.Close()
+	if _, _, err := callInstructions(damaged, InstructionsArgs{Path: "src"}); err == nil || !strings.Contains(err.Error(), "unknown field") {
+		t.Errorf("damaged index: %v", err)
+	}
+	if _, _, err := read(t, damaged, ReadFileArgs{Files: []FileRequest{{Path: "CLAUDE.md"}}}); err != nil {
+		t.Errorf("read_file beside a damaged index: %v", err)
+	}
 }
 
 // FuzzInstructionsPath: whatever the path, the tool answers only for names

@@ -71,8 +71,8 @@ func (rl *resourceList) sync(s *Server) {
 	}
 	rl.listed = sn
 	now := map[string]bool{}
-	if sn.instrIndex != nil {
-		for _, f := range sn.instrIndex.Files {
+	if sn.instr.index != nil {
+		for _, f := range sn.instr.index.Files {
 			if f.Source == "" {
 				continue
 			}
@@ -158,11 +158,11 @@ func (sn *snapshot) instructionText(name string) (answer, error) {
 	if err := checkName(name); err != nil {
 		return answer{}, err
 	}
-	if sn.instrIndex == nil {
-		return answer{}, fmt.Errorf("%w: this snapshot has no instructions.json", ErrNotFound)
+	if sn.instr.err != nil {
+		return answer{}, fmt.Errorf("%w: %v", ErrNotFound, sn.instr.err)
 	}
-	for i := range sn.instrIndex.Files {
-		f := &sn.instrIndex.Files[i]
+	for i := range sn.instr.index.Files {
+		f := &sn.instr.index.Files[i]
 		if f.Path != name {
 			continue
 		}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	instr "github.com/repoprep/repoprep/internal/instructions"
 	"github.com/repoprep/repoprep/internal/manifest"
 )
 
@@ -39,7 +38,7 @@ type snapshot struct {
 	repoMap  string
 	tree     *os.Root
 
-	instrIndex *instr.Index // instructions.json; nil in a snapshot published without one
+	instr instrSet // instructions.json, or why it cannot be used
 
 	refs    int  // requests using it; guarded by Server.mu
 	retired bool // replaced or closed; guarded by Server.mu
@@ -74,10 +73,6 @@ func loadSnapshot(out string) (*snapshot, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open snapshot: %w", err)
 	}
-	instrIndex, err := loadInstructions(dir)
-	if err != nil {
-		return nil, fmt.Errorf("open snapshot %s: %w", out, err)
-	}
 	tree, err := dir.OpenRoot("tree")
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot: %w", err)
@@ -90,7 +85,7 @@ func loadSnapshot(out string) (*snapshot, error) {
 		repoMap:  string(repoMap),
 		tree:     tree,
 
-		instrIndex: instrIndex,
+		instr: loadInstructions(dir),
 	}
 	for i := range m.Files {
 		e := &m.Files[i]
