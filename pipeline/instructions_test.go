@@ -32,4 +32,18 @@ func TestInstructionsGolden(t *testing.T) {
 			t.Errorf("instructions.json holds %q", leak)
 		}
 	}
+	// The same bytes whatever the worker count.
+	out8 := filepath.Join(dir, "out8")
+	runFixture(t, src, out8, func(o *Options) { o.MaxTextBytes, o.Workers = 2<<20, 8 })
+	if again, err := os.ReadFile(filepath.Join(out8, "instructions.json")); err != nil || !bytes.Equal(again, got) {
+		t.Errorf("instructions.json differs with 8 workers (%v)", err)
+	}
+	// REPO_MAP.md measures a symlinked instruction file through its target.
+	repoMap, err := os.ReadFile(filepath.Join(out, "REPO_MAP.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "- `.claude/CLAUDE.md` (22 characters), symlink to `docs/style.md`\n"; !bytes.Contains(repoMap, []byte(want)) {
+		t.Errorf("REPO_MAP.md lacks %q:\n%s", want, repoMap)
+	}
 }

@@ -23,18 +23,7 @@ const (
 // staged texts through tree (OUT/tree). It reads each text at most once
 // and only what the index needs; an error means the tree could not be read.
 func Build(m *manifest.Manifest, tree fs.FS) (*Index, error) {
-	b := &builder{
-		tree:   tree,
-		byPath: make(map[string]*manifest.Entry, len(m.Files)),
-		memo:   map[string]*parsed{},
-	}
-	for i := range m.Files {
-		e := &m.Files[i]
-		b.byPath[e.Path] = e
-		b.paths = append(b.paths, e.Path)
-	}
-	slices.Sort(b.paths)
-	b.pruned = m.Pruned
+	b := newBuilder(m, tree)
 	idx := &Index{Schema: Schema, Files: []File{}}
 	for _, p := range b.paths {
 		agent, kind, dir, ok := Classify(p)
@@ -49,6 +38,34 @@ func Build(m *manifest.Manifest, tree fs.FS) (*Index, error) {
 	}
 	return idx, nil
 }
+
+func newBuilder(m *manifest.Manifest, tree fs.FS) *builder {
+	b := &builder{
+		tree:   tree,
+		byPath: make(map[string]*manifest.Entry, len(m.Files)),
+		memo:   map[string]*parsed{},
+		pruned: m.Pruned,
+	}
+	for i := range m.Files {
+		e := &m.Files[i]
+		b.byPath[e.Path] = e
+		b.paths = append(b.paths, e.Path)
+	}
+	slices.Sort(b.paths)
+	return b
+}
+
+// Resolver finds the staged text behind a listed path the way the index
+// does: itself, a duplicate's canonical copy, or a symlink's target inside
+// the snapshot. REPO_MAP.md uses it so a symlinked AGENTS.md is measured
+// through its target, not reported as unstaged.
+type Resolver struct{ b *builder }
+
+// NewResolver indexes m's paths once for many Source calls.
+func NewResolver(m *manifest.Manifest) *Resolver { return &Resolver{newBuilder(m, nil)} }
+
+// Source returns the staged path holding p's text, or "" and why not.
+func (r *Resolver) Source(p string) (string, string) { return r.b.source(p) }
 
 type builder struct {
 	tree    fs.FS
