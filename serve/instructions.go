@@ -153,7 +153,7 @@ func (s *Server) instructionsTool(ctx context.Context, sn *snapshot, args Instru
 			}
 			continue
 		}
-		if f.Applies(p, isDir, sn.anyFileUnder) {
+		if f.Applies(p, isDir, sn.anyListed) {
 			applied = append(applied, f)
 		}
 	}
@@ -182,14 +182,10 @@ func (sn *snapshot) instructionTarget(name string) (string, bool, error) {
 	return "", false, sn.notFound(name)
 }
 
-// anyFileUnder reports whether match accepts some listed path under dir.
-func (sn *snapshot) anyFileUnder(dir string, match func(string) bool) bool {
-	i := 0
-	prefix := ""
-	if dir != "" {
-		prefix = dir + "/"
-		i, _ = slices.BinarySearch(sn.paths, prefix)
-	}
+// anyListed reports whether match accepts some listed path starting with
+// prefix ("" for any); the paths are sorted, so only that range is tried.
+func (sn *snapshot) anyListed(prefix string, match func(string) bool) bool {
+	i, _ := slices.BinarySearch(sn.paths, prefix)
 	for ; i < len(sn.paths) && strings.HasPrefix(sn.paths[i], prefix); i++ {
 		if match(sn.paths[i]) {
 			return true

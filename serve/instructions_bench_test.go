@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,6 +69,43 @@ func BenchmarkInstructionsMCP(b *testing.B) {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "instructions", Arguments: args})
 		if err == nil && res.IsError {
 			err = errors.New("tool error")
+		}
+		return err
+	})
+}
+
+// BenchmarkInstructionsRootOfLargeTree asks for the root of a 20,000-file
+// snapshot with 10 glob-scoped rules that match no file: the worst case of
+// a directory query. Five globs start with "**" and are tried on every file;
+// five name a directory ("docs/**") and are tried only on the files there.
+func BenchmarkInstructionsRootOfLargeTree(b *testing.B) {
+	s := snap{files: map[string]string{"CLAUDE.md": "# memory\n"}}
+	for i := range 20_000 {
+		s.files[fmt.Sprintf("pkg%03d/file%03d.go", i/100, i%100)] = "package p\n"
+	}
+	for r := range 10 {
+		glob := fmt.Sprintf("docs/**/*.rst%d", r)
+		if r%2 == 0 {
+			glob = fmt.Sprintf("**/*.rst%d", r)
+		}
+		s.files[fmt.Sprintf(".claude/rules/r%d.md", r)] = fmt.Sprintf("---\npaths: [%q]\n---\nrule %d\n", glob, r)
+	}
+	dir := b.TempDir()
+	src := filepath.Join(dir, "src")
+	for p, c := range s.files {
+		full := filepath.Join(src, filepath.FromSlash(p))
+		mustDo(b, os.MkdirAll(filepath.Dir(full), 0o755))
+		mustDo(b, os.WriteFile(full, []byte(c), 0o644))
+	}
+	out := filepath.Join(dir, "out")
+	publishSource(b, src, out)
+	srv, err := New(out, Options{})
+	mustDo(b, err)
+	defer srv.Close()
+	timed(b, func() error {
+		_, res, err := callInstructions(srv, InstructionsArgs{Path: "."})
+		if err == nil && len(res.Files) != 1 {
+			err = fmt.Errorf("%d files apply, want 1", len(res.Files))
 		}
 		return err
 	})

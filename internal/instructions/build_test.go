@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/repoprep/repoprep/internal/manifest"
 )
 
@@ -126,6 +128,63 @@ func TestClassify(t *testing.T) {
 		agent, kind, dir, _ := Classify(tc.path)
 		if agent != tc.agent || kind != tc.kind || dir != tc.dir {
 			t.Errorf("Classify(%q) = %q %q %q, want %q %q %q", tc.path, agent, kind, dir, tc.agent, tc.kind, tc.dir)
+		}
+	}
+}
+
+func TestAppliesToDirectories(t *testing.T) {
+	listed := []string{"pkg/docs/a.md", "pkg/src/a.go", "pkg/src/b/c.go", "src/x.go", "z.go"}
+	calls := 0
+	anyListed := func(prefix string, match func(string) bool) bool {
+		calls++
+		for _, p := range listed {
+			if strings.HasPrefix(p, prefix) && match(p) {
+				return true
+			}
+		}
+		return false
+	}
+	f := &File{Dir: "pkg", Activation: Globs, Globs: []string{"src/**/*.go"}}
+	for _, tc := range []struct {
+		path  string
+		isDir bool
+		want  bool
+	}{
+		{"pkg", true, true},           // a file under it matches
+		{"pkg/src", true, true},       // the glob's own directory
+		{"pkg/src/b", true, true},     // below it
+		{"pkg/docs", true, false},     // the glob's directories lie elsewhere
+		{"src", true, false},          // outside the rule's directory
+		{"", true, false},             // the root is above it
+		{"pkg/src/a.go", false, true}, // a file matches itself
+		{"pkg/docs/a.md", false, false},
+	} {
+		calls = 0
+		if got := f.Applies(tc.path, tc.isDir, anyListed); got != tc.want {
+			t.Errorf("Applies(%q, dir=%v) = %v, want %v", tc.path, tc.isDir, got, tc.want)
+		}
+		if tc.path == "pkg/docs" && calls != 0 {
+			t.Errorf("pkg/docs: %d scans of the listing, want none", calls)
+		}
+	}
+	for g, want := range map[string]string{"src/**/*.go": "src/", "*.md": "", "**/*.ts": "", "a/b/c.go": "a/b/", "a/{b,c}/d": "a/", "docs/**": "docs/"} {
+		if got := globDir(g); got != want {
+			t.Errorf("globDir(%q) = %q, want %q", g, got, want)
+		}
+	}
+}
+
+// TestMatchShortcut: the base-name shortcut for "**/x" globs agrees with
+// doublestar on every path.
+func TestMatchShortcut(t *testing.T) {
+	paths := []string{"a.ts", "x/a.ts", "x/y/a.ts", "a.tsx", "x/a.ts/b", ".ts", "x/.hidden.ts", "a/b/c.test.ts", "ts"}
+	for _, g := range []string{"**/*.ts", "**/a.ts", "**/*.{ts,tsx}", "**/*.test.ts", "**/[ab].ts", "**/*"} {
+		f := &File{Globs: []string{g}}
+		for _, p := range paths {
+			want, _ := doublestar.Match(g, p)
+			if got := f.Matches(p); got != want {
+				t.Errorf("%q on %q: %v, doublestar says %v", g, p, got, want)
+			}
 		}
 	}
 }
