@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/instructions"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
@@ -152,11 +153,19 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 	left := map[string]map[string]int{}     // category → reason → files
 	var entries []*manifest.Entry           // staged, for entry point detection
 
+	var resolver *instructions.Resolver // made on the first unstaged instruction file
+	resolve := func(p string) string {
+		if resolver == nil {
+			resolver = instructions.NewResolver(m)
+		}
+		src, _ := resolver.Source(p)
+		return src
+	}
 	for i := range m.Files {
 		e := &m.Files[i]
 		f.scanned++
 		if isAgentFile(e.Path) {
-			f.agents = append(f.agents, readAgentFile(e, opts.Tree))
+			f.agents = append(f.agents, readAgentFile(e, opts.Tree, resolve))
 		}
 		if !e.Staged {
 			if e.DuplicateOf != "" {

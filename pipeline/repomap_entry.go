@@ -43,6 +43,7 @@ type mapAgent struct {
 	chars  int
 	staged bool
 	reason string
+	source string // the staged file holding its text when that is another (a symlink's target)
 }
 
 // isAgentFile reports whether p is an instruction file coding agents read
@@ -58,13 +59,22 @@ func isAgentFile(p string) bool {
 }
 
 // readAgentFile measures an instruction file in characters from its
-// staged copy, or in bytes from the manifest when there is none.
-func readAgentFile(e *manifest.Entry, tree fs.FS) mapAgent {
+// staged copy, or in bytes from the manifest when there is none. An
+// unstaged one (AGENTS.md as a symlink to CLAUDE.md, a duplicate) is
+// measured through the staged file resolve finds for it inside the snapshot.
+func readAgentFile(e *manifest.Entry, tree fs.FS, resolve func(string) string) mapAgent {
 	a := mapAgent{path: e.Path, chars: int(e.Size), staged: e.Staged, reason: e.Reason}
-	if !e.Staged || tree == nil {
+	name := e.Path
+	if !e.Staged {
+		if name = resolve(e.Path); name == "" {
+			return a
+		}
+		a.staged, a.source = true, name
+	}
+	if tree == nil {
 		return a
 	}
-	data, err := readStagedHead(tree, e.Path, mapAgentBytes)
+	data, err := readStagedHead(tree, name, mapAgentBytes)
 	if err != nil {
 		return a
 	}

@@ -376,7 +376,12 @@ func (f *mapFacts) renderAgents(b *strings.Builder, c mapCaps) {
 			break
 		}
 		fmt.Fprintf(b, "- %s (%s characters)", mapCode(mapElide(a.path, c.pathRunes)), mapNum(a.chars))
-		if !a.staged {
+		switch {
+		case a.source != "" && a.reason == "symlink":
+			fmt.Fprintf(b, ", symlink to %s", mapCode(mapElide(a.source, c.pathRunes)))
+		case a.source != "":
+			fmt.Fprintf(b, ", same text as %s", mapCode(mapElide(a.source, c.pathRunes)))
+		case !a.staged:
 			fmt.Fprintf(b, ", not staged (%s)", mapElide(a.reason, 24))
 		}
 		if a.chars > agentFileWarnChars {

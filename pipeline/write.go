@@ -51,6 +51,9 @@ func (r *run) writeOutputs(tree *os.Root, res *Result) error {
 	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), RepoMap(m, RepoMapOptions{Name: filepath.Base(r.opts.Root), Tree: tree.FS()}), 0o644); err != nil {
 		return err
 	}
+	if err := writeInstructions(r.tmp, m, tree.FS()); err != nil {
+		return err
+	}
 	res.Report = r.report(res)
 	return writeJSONFile(filepath.Join(r.tmp, "report.json"), res.Report)
 }

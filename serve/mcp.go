@@ -26,9 +26,10 @@ type tool struct {
 // instructions is what an MCP client shows the model about this server.
 const instructions = `This server serves a cleaned, read-only snapshot of one repository.
 Start with repo_map, find files with list_files or search, then read_file with line ranges.
+Before changing a file, call instructions with its path: the CLAUDE.md / AGENTS.md rules that apply to it.
 Paths are relative to the repository root, exactly as list_files prints them.`
 
-// newMCPServer registers the four tools on a new MCP server and fills
+// newMCPServer registers the tools on a new MCP server and fills
 // s.tools for the JSON API. AddTool panics on a bad schema, so this runs in
 // New, which every test calls.
 func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
@@ -87,6 +88,9 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 	if err := addTool(s, srv, "repo_map", repoMapDoc, mapSchema,
 		func(ctx context.Context, sn *snapshot, _ struct{}) (answer, error) { return s.repoMap(ctx, sn) },
 		func(struct{}) []slog.Attr { return nil }); err != nil {
+		return nil, err
+	}
+	if err := s.addInstructions(srv); err != nil {
 		return nil, err
 	}
 	return srv, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,10 +58,11 @@ func TestMCPToolsDescribeTheirLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"read_file":  {"up to 5 files", "first 500 lines", "2000 characters", "default 8000, max 32000", "next: start 501", "Oversize"},
-		"list_files": {"default 200, max 1000", "offset", "tokens"},
-		"search":     {"RE2", "max_results (1-500, default 50)", "0-10", "8000 tokens", "left out"},
-		"repo_map":   {"REPO_MAP.md"},
+		"read_file":    {"up to 5 files", "first 500 lines", "2000 characters", "default 8000, max 32000", "next: start 501", "Oversize"},
+		"list_files":   {"default 200, max 1000", "offset", "tokens"},
+		"search":       {"RE2", "max_results (1-500, default 50)", "0-10", "8000 tokens", "left out"},
+		"repo_map":     {"REPO_MAP.md"},
+		"instructions": {"outermost first", "at most 5 hops", "default 8000, max 32000", "read_file"},
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
@@ -75,7 +77,8 @@ func TestMCPToolsDescribeTheirLimits(t *testing.T) {
 			t.Errorf("%s is not marked read-only", tool.Name)
 		}
 	}
-	schema, _ := json.Marshal(res.Tools[1].InputSchema) // sorted by name: list_files, read_file, ...
+	i := slices.IndexFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "read_file" })
+	schema, _ := json.Marshal(res.Tools[i].InputSchema)
 	for _, w := range []string{`"maxItems":5`, `"minItems":1`, `"maximum":32000`, `"minimum":100`} {
 		if !strings.Contains(string(schema), w) {
 			t.Errorf("read_file schema lacks %s: %s", w, schema)

@@ -38,6 +38,8 @@ type snapshot struct {
 	repoMap  string
 	tree     *os.Root
 
+	instr instrSet // instructions.json, or why it cannot be used
+
 	refs    int  // requests using it; guarded by Server.mu
 	retired bool // replaced or closed; guarded by Server.mu
 }
@@ -82,6 +84,8 @@ func loadSnapshot(out string) (*snapshot, error) {
 		byBase:   make(map[string][]string),
 		repoMap:  string(repoMap),
 		tree:     tree,
+
+		instr: loadInstructions(dir),
 	}
 	for i := range m.Files {
 		e := &m.Files[i]
