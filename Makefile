@@ -4,10 +4,16 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench fmt clean
+.PHONY: build test vet staticcheck race fuzz bench fmt clean release
+
+# The same static, reproducible flags as the release (.goreleaser.yaml) and
+# the Dockerfile; the version and commit come from git when there is one.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo "(devel)")
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 build:
-	$(GO) build -o bin/repoprep ./cmd/repoprep
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/repoprep ./cmd/repoprep
 
 test: vet staticcheck race
 
@@ -34,8 +40,19 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
+# Six release binaries, checksums and SBOMs into dist/ (goreleaser's snapshot
+# mode: nothing is published), then the linux/amd64 binary must run.
+GORELEASER := $(GO) tool -modfile=tools/go.mod goreleaser
+release:
+	$(GORELEASER) check
+	$(GORELEASER) release --snapshot --clean
+	@ls dist/*.tar.gz dist/*.zip dist/checksums.txt dist/*.cdx.json
+	@cd dist && sha256sum --check --quiet checksums.txt
+	dist/repoprep_linux_amd64_v1/repoprep version | grep -E '^repoprep [0-9]+\.[0-9]+\.[0-9]+-snapshot\+[0-9a-f]+ commit [0-9a-f]{40} go'
+	@file dist/repoprep_linux_amd64_v1/repoprep | grep -q 'statically linked' || { echo "linux/amd64 binary is not static"; exit 1; }
+
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin staging
+	rm -rf bin dist staging

@@ -23,9 +23,6 @@ const (
 	exitSecrets = 3
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// REPOPREP_CPUPROFILE=FILE writes a CPU profile of the whole command,
@@ -70,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "verify":
 		return runVerify(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintf(stdout, "repoprep %s\n", version)
+		fmt.Fprintln(stdout, currentBuild())
 		return exitOK
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)

@@ -66,7 +66,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts.MaxTextBytes = int64(maxText)
-	opts.Version = version
+	opts.Version = currentBuild().Version
 	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if !quiet && (progressMode == "always" || progressMode == "auto" && isTerminal(stderr)) {
 		opts.Progress = newProgress(stderr)

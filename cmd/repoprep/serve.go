@@ -105,7 +105,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	opts.MaxBodyBytes = int64(maxBody)
 	opts.RequestTimeout = timeout
-	serve.Version = version
+	serve.Version = currentBuild().Version
 
 	srv, err := serve.New(fs.Arg(0), opts)
 	if err != nil {
