@@ -134,6 +134,7 @@ func New(out string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.cur = sn
+	s.logWarnings(sn)
 	tokens.Count("warm up") // load the o200k tables now, not in the first request (~40 ms)
 	if s.mcp, err = s.newMCPServer(); err != nil {
 		sn.close()
