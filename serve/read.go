@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -269,11 +270,18 @@ func mergeRanges(in [][]int) ([][2]int, error) {
 // readOne streams fr's file, keeping the numbered lines of its ranges that
 // fit in room tokens, and returns the tokens they cost.
 func (s *Server) readOne(ctx context.Context, sn *snapshot, fr *fileRead, room int) (int, error) {
-	f, _, err := sn.open(fr.canon)
+	f, fi, err := sn.open(fr.canon)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	// An oversize file's line marks let a range start by seeking, and its
+	// line count comes with them; a file whose size changed since
+	// publication is read from the top instead.
+	marks := sn.lines[fr.canon]
+	if marks != nil && marks.Size != fi.Size() {
+		marks = nil
+	}
 	lr := newLineReader(f, s.opts.MaxLineChars)
 	used, line, eof := 0, 0, false
 	var batch []byte
@@ -311,7 +319,21 @@ func (s *Server) readOne(ctx context.Context, sn *snapshot, fr *fileRead, room i
 
 ranges:
 	for _, r := range fr.ranges {
-		for line < r[0]-1 && !eof {
+		if marks != nil {
+			if at, off := marks.Seek(r[0]); at-1 > line {
+				if _, err := f.Seek(off, io.SeekStart); err != nil {
+					return 0, err
+				}
+				lr = newLineReader(f, s.opts.MaxLineChars)
+				line = at - 1
+			}
+		}
+		for skipped := 0; line < r[0]-1 && !eof; skipped++ {
+			if skipped%4096 == 4095 {
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
+			}
 			ok, err := lr.skip()
 			if err != nil {
 				return 0, err
@@ -360,7 +382,9 @@ ranges:
 		}
 	}
 	fr.total = line
-	if !eof {
+	if marks != nil {
+		fr.total = max(line, marks.Lines)
+	} else if !eof {
 		rest, err := lr.countRest(ctx)
 		if err != nil {
 			return 0, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -22,6 +26,7 @@ type snap struct {
 	oversize []string          // staged paths flagged oversize
 	junk     []string          // listed, not staged
 	repoMap  string
+	noIndex  bool // publish without search.index and lines.json, as older runs did
 }
 
 // publish writes s as a complete snapshot directory at out (which must not
@@ -65,6 +70,42 @@ func publish(t testing.TB, out string, s snap) {
 		rm = "# Repository map\n\nsrc/ — Go\n"
 	}
 	if err := os.WriteFile(filepath.Join(out, "REPO_MAP.md"), []byte(rm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !s.noIndex {
+		writeTestIndexes(t, out, s)
+	}
+}
+
+// writeTestIndexes writes search.index and lines.json for s, as
+// pipeline.writeIndexes does for a run.
+func writeTestIndexes(t testing.TB, out string, s snap) {
+	t.Helper()
+	staged := slices.Sorted(maps.Keys(s.files))
+	files := make([]trigram.File, len(staged))
+	for i, p := range staged {
+		files[i] = trigram.File{Path: p, Open: func() (io.ReadCloser, error) { return os.Open(filepath.Join(out, "tree", filepath.FromSlash(p))) }}
+	}
+	if err := trigram.Build(context.Background(), files, filepath.Join(out, trigram.FileName), out); err != nil {
+		t.Fatal(err)
+	}
+	var ix lineindex.Index
+	for _, p := range staged {
+		if !slices.Contains(s.oversize, p) {
+			continue
+		}
+		lf, err := lineindex.Scan(context.Background(), strings.NewReader(s.files[p]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf.Path = p
+		ix.Files = append(ix.Files, lf)
+	}
+	var buf bytes.Buffer
+	if err := ix.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, lineindex.FileName), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

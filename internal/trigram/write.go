@@ -43,11 +43,13 @@ const (
 	endMagic   = "\nrepoprep trigram end\n"
 	footerSize = 5*8 + len(endMagic)
 
-	// maxRunBytes bounds the postings held in memory while building; past it
-	// they are flushed to a sorted run file and merged at the end, so memory
-	// does not grow with the tree. Postings cost 1-2 bytes each.
-	maxRunBytes = 48 << 20
 )
+
+// maxPairs bounds the (trigram, file) pairs held in memory while building
+// (8 bytes each, twice while sorting): past it they are flushed to a run
+// file and merged at the end, so memory does not grow with the tree. Go's
+// src/ makes about 9 million. A variable so tests can force many runs.
+var maxPairs = 4 << 20
 
 // File is one file to index: its name in the index and how to read it.
 type File struct {
@@ -60,7 +62,7 @@ type File struct {
 // returns. A file that cannot be read fails the build: the index must list
 // exactly the staged files.
 func Build(ctx context.Context, files []File, dst, tmpDir string) (err error) {
-	b := &builder{lists: map[uint32]*list{}, seen: make([]uint64, 1<<24/64), tmpDir: tmpDir}
+	b := &builder{seen: make([]uint64, 1<<24/64), tmpDir: tmpDir}
 	defer b.removeRuns()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -88,7 +90,7 @@ func Build(ctx context.Context, files []File, dst, tmpDir string) (err error) {
 		w.uvarint(uint64(len(f.Path)))
 		w.write([]byte(f.Path))
 		w.uvarint(uint64(size))
-		if b.bytes >= maxRunBytes {
+		if len(b.post) >= maxPairs {
 			if err := b.flushRun(); err != nil {
 				return err
 			}
@@ -116,16 +118,9 @@ func Build(ctx context.Context, files []File, dst, tmpDir string) (err error) {
 	return w.w.Flush()
 }
 
-// list is one trigram's posting list while building: delta-encoded ids.
-type list struct {
-	last  int64 // last id added; -1 before the first
-	count uint32
-	data  []byte
-}
-
 type builder struct {
-	lists    map[uint32]*list
-	bytes    int      // posting bytes held in lists
+	post     []uint64 // (trigram<<32 | id) pairs, appended in id order
+	sortTmp  []uint64
 	seen     []uint64 // bitmap of trigrams seen in the current file
 	touched  []uint32 // trigrams set in seen, to clear it
 	runs     []string // flushed run files, in id order
@@ -166,22 +161,62 @@ func (b *builder) add(id uint32, f File, buf []byte) (int64, error) {
 	}
 	for _, t := range b.touched {
 		b.seen[t/64] = 0
-		l := b.lists[t]
-		if l == nil {
-			l = &list{last: -1}
-			b.lists[t] = l
-		}
-		before := len(l.data)
-		l.data = binary.AppendUvarint(l.data, uint64(int64(id)-l.last))
-		l.last = int64(id)
-		l.count++
-		b.bytes += len(l.data) - before
+		b.post = append(b.post, uint64(t)<<32|uint64(id))
 	}
 	b.touched = b.touched[:0]
 	return size, nil
 }
 
-// flushRun writes the lists held in memory to a run file, sorted by
+// sortPost orders the pairs by trigram, keeping id order within one: two
+// stable 12-bit radix passes over the trigram bits (codesearch's sort).
+func (b *builder) sortPost() {
+	const k = 12
+	if cap(b.sortTmp) < len(b.post) {
+		b.sortTmp = make([]uint64, len(b.post))
+	}
+	src, dst := b.post, b.sortTmp[:len(b.post)]
+	for _, shift := range []uint{32, 32 + k} {
+		var count [1 << k]int
+		for _, p := range src {
+			count[p>>shift&(1<<k-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, p := range src {
+			r := p >> shift & (1<<k - 1)
+			dst[count[r]] = p
+			count[r]++
+		}
+		src, dst = dst, src
+	}
+	// Two passes: the sorted pairs are back in b.post.
+}
+
+// groups calls fn for each trigram of the sorted pairs with its count and
+// delta-encoded ids (the first is id+1).
+func (b *builder) groups(fn func(t uint32, count uint32, data []byte) error) error {
+	var data []byte
+	for i := 0; i < len(b.post); {
+		t := uint32(b.post[i] >> 32)
+		data = data[:0]
+		last, n := int64(-1), uint32(0)
+		for ; i < len(b.post) && uint32(b.post[i]>>32) == t; i++ {
+			id := int64(uint32(b.post[i]))
+			data = binary.AppendUvarint(data, uint64(id-last))
+			last = id
+			n++
+		}
+		if err := fn(t, n, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushRun writes the pairs held in memory to a run file, grouped by
 // trigram, and empties them. A run's lists start from id -1, so the merge
 // can decode each on its own.
 func (b *builder) flushRun() error {
@@ -191,17 +226,17 @@ func (b *builder) flushRun() error {
 	}
 	b.runs = append(b.runs, f.Name())
 	w := bufio.NewWriterSize(f, 256<<10)
+	b.sortPost()
 	var hdr []byte
-	for _, t := range slices.Sorted(mapKeys(b.lists)) {
-		l := b.lists[t]
+	b.groups(func(t, count uint32, data []byte) error {
 		hdr = append(hdr[:0], byte(t>>16), byte(t>>8), byte(t))
-		hdr = binary.AppendUvarint(hdr, uint64(l.count))
-		hdr = binary.AppendUvarint(hdr, uint64(len(l.data)))
+		hdr = binary.AppendUvarint(hdr, uint64(count))
+		hdr = binary.AppendUvarint(hdr, uint64(len(data)))
 		w.Write(hdr)
-		w.Write(l.data)
-	}
-	clear(b.lists)
-	b.bytes = 0
+		w.Write(data)
+		return nil
+	})
+	b.post = b.post[:0]
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -284,10 +319,8 @@ func (b *builder) merge(ctx context.Context, w *countingWriter) ([]byte, error) 
 		b.trigrams++
 	}
 	if len(runs) == 0 { // everything fit in memory
-		for _, t := range slices.Sorted(mapKeys(b.lists)) {
-			l := b.lists[t]
-			emit(t, l.count, l.data)
-		}
+		b.sortPost()
+		b.groups(func(t, count uint32, data []byte) error { emit(t, count, data); return nil })
 		return table, w.err
 	}
 	for {
@@ -326,16 +359,6 @@ func (b *builder) merge(ctx context.Context, w *countingWriter) ([]byte, error) 
 			}
 		}
 		emit(lowest, count, post)
-	}
-}
-
-func mapKeys[V any](m map[uint32]V) func(func(uint32) bool) {
-	return func(yield func(uint32) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
