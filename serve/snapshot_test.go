@@ -15,8 +15,8 @@ import (
 
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
-	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/internal/trigram"
 )
 
 // snap describes a snapshot to publish for a test.
