@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -26,37 +27,34 @@ type scannedLine struct {
 // its deadline.
 type lineScanner struct {
 	ctx      context.Context
+	stop     *atomic.Bool // set when ctx is done: checked on every line, at the cost of a load
 	br       *bufio.Reader
 	re       *regexp.Regexp
 	maxChars int
-	lines    int
-	since    int // bytes read since the context was last checked
 }
 
-// checkEvery is how much work passes between context checks: few enough
-// lines or bytes that even a pattern at maxRegexpInsts stays well under a
-// second between checks.
-const (
-	checkEveryLines = 64
-	checkEveryBytes = 64 << 10
-)
+// stopFlag returns a flag set once ctx is done, and a function to release
+// the callback that sets it.
+func stopFlag(ctx context.Context) (*atomic.Bool, func() bool) {
+	var stop atomic.Bool
+	return &stop, context.AfterFunc(ctx, func() { stop.Store(true) })
+}
 
-func newLineScanner(ctx context.Context, r io.Reader, re *regexp.Regexp, maxChars int) *lineScanner {
-	size := max(16<<10, 4*maxChars+8) // the shown part of a long line always fits
-	return &lineScanner{ctx: ctx, br: bufio.NewReaderSize(r, size), re: re, maxChars: maxChars}
+// A line is matched in memory up to scanBufBytes: at maxRegexpInsts that is
+// tens of milliseconds between checks of the stop flag at worst.
+const scanBufBytes = 16 << 10
+
+func newLineScanner(ctx context.Context, stop *atomic.Bool, r io.Reader, re *regexp.Regexp, maxChars int) *lineScanner {
+	size := max(scanBufBytes, 4*maxChars+8) // the shown part of a long line always fits
+	return &lineScanner{ctx: ctx, stop: stop, br: bufio.NewReaderSize(r, size), re: re, maxChars: maxChars}
 }
 
 // next returns the next line; ok is false at the end of the file.
 func (ls *lineScanner) next() (line scannedLine, ok bool, err error) {
-	ls.lines++
-	if ls.lines%checkEveryLines == 0 || ls.since >= checkEveryBytes {
-		ls.since = 0
-		if err := ls.ctx.Err(); err != nil {
-			return scannedLine{}, false, err
-		}
+	if ls.stop.Load() {
+		return scannedLine{}, false, ls.ctx.Err()
 	}
 	chunk, err := ls.br.ReadSlice('\n')
-	ls.since += len(chunk)
 	switch {
 	case err == nil:
 		return ls.short(chunk[:len(chunk)-1]), true, nil
@@ -96,7 +94,7 @@ func (ls *lineScanner) short(line []byte) scannedLine {
 // long matches a line longer than the buffer while reading the rest of it.
 func (ls *lineScanner) long(first []byte) (scannedLine, bool, error) {
 	head := bytes.Clone(first)
-	rr := &lineRunes{ctx: ls.ctx, br: ls.br, head: head}
+	rr := &lineRunes{stop: ls.stop, br: ls.br, head: head}
 	loc := ls.re.FindReaderIndex(rr)
 	if rr.cancelled {
 		return scannedLine{}, false, ls.ctx.Err()
@@ -104,7 +102,9 @@ func (ls *lineScanner) long(first []byte) (scannedLine, bool, error) {
 	if err := rr.drain(); err != nil {
 		return scannedLine{}, false, err
 	}
-	ls.since = 0
+	if rr.cancelled {
+		return scannedLine{}, false, ls.ctx.Err()
+	}
 	shown := cutChars(head, ls.maxChars)
 	note := ""
 	if loc != nil && loc[0] >= len(shown) {
@@ -134,10 +134,10 @@ func byteOfChar(b []byte, n int) int {
 }
 
 // lineRunes feeds one long line to the matcher: the buffered head, then the
-// rest from the reader up to (and consuming) the '\n'. It checks the context
-// every few thousand characters and ends the line early when it is done.
+// rest from the reader up to (and consuming) the '\n'. It checks the stop
+// flag every few hundred characters and ends the line early once it is set.
 type lineRunes struct {
-	ctx       context.Context
+	stop      *atomic.Bool
 	br        *bufio.Reader
 	head      []byte
 	pos       int
@@ -151,7 +151,7 @@ func (r *lineRunes) ReadRune() (rune, int, error) {
 	if r.ended {
 		return 0, 0, io.EOF
 	}
-	if r.n++; r.n%4096 == 0 && r.ctx.Err() != nil {
+	if r.n++; r.n%256 == 0 && r.stop.Load() {
 		r.cancelled, r.ended = true, true
 		return 0, 0, io.EOF
 	}
@@ -188,11 +188,10 @@ func (r *lineRunes) drain() error {
 	if r.ended {
 		return nil
 	}
-	for i := 0; ; i++ {
-		if i%64 == 63 {
-			if err := r.ctx.Err(); err != nil {
-				return err
-			}
+	for {
+		if r.stop.Load() {
+			r.cancelled = true
+			return nil
 		}
 		chunk, err := r.br.ReadSlice('\n')
 		switch {

@@ -8,6 +8,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // SearchArgs is search's input.
@@ -85,8 +86,10 @@ func (s *Server) search(ctx context.Context, sn *snapshot, args SearchArgs) (ans
 		}
 	}
 
+	stop, release := stopFlag(ctx)
+	defer release()
 	budget := s.opts.DefaultBudget
-	g := grep{ctx: ctx, re: re, ctxLines: args.ContextLines, maxShown: maxResults, maxChars: s.opts.MaxLineChars,
+	g := grep{ctx: ctx, stop: stop, re: re, ctxLines: args.ContextLines, maxShown: maxResults, maxChars: s.opts.MaxLineChars,
 		counter: s.counter, budget: budget, room: budget - 120} // the tail line stays within the budget too
 	id := -1
 	for _, e := range sn.readable {
@@ -165,6 +168,7 @@ func syntaxError(err error) string {
 // grep is one search in progress.
 type grep struct {
 	ctx      context.Context
+	stop     *atomic.Bool // set once ctx is done
 	re       *regexp.Regexp
 	ctxLines int
 	maxShown int
@@ -198,8 +202,8 @@ func (g *grep) fail(rel string, err error) {
 // timeout is the answer when the deadline passed mid-search.
 func (g *grep) timeout(err error, files int) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: search ran out of time after %d of %d files (%d matching lines so far); narrow path_glob or make the pattern more specific",
-			err, g.res.FilesSearch, files, g.res.TotalMatches)
+		return fmt.Errorf("search ran out of time after %d of %d files (%d matching lines so far); narrow path_glob or make the pattern more specific (%w)",
+			g.res.FilesSearch, files, g.res.TotalMatches, err)
 	}
 	return err
 }
@@ -221,7 +225,7 @@ func (g *grep) file(sn *snapshot, rel string, size int64) error {
 	if size >= 0 && fi.Size() != size {
 		return fmt.Errorf("%w: %s changed since publication (%d bytes, the index recorded %d)", ErrRefused, echo(rel), fi.Size(), size)
 	}
-	ls := newLineScanner(g.ctx, f, g.re, g.maxChars)
+	ls := newLineScanner(g.ctx, g.stop, f, g.re, g.maxChars)
 	var (
 		buf      []byte
 		ends     []int
