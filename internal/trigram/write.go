@@ -42,7 +42,6 @@ const (
 	magic      = "repoprep trigram index v1\n"
 	endMagic   = "\nrepoprep trigram end\n"
 	footerSize = 5*8 + len(endMagic)
-
 )
 
 // maxPairs bounds the (trigram, file) pairs held in memory while building
