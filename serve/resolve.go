@@ -152,13 +152,15 @@ func (sn *snapshot) closest(name string) []string {
 		limit := max(2, len(name)/5)
 		baseLimit := max(1, len(base)/4)
 		var more []cand
-		for _, e := range sn.readable {
+		toName, toBase := distanceTo(name), distanceTo(base)
+		for _, i := range sn.suggestionCandidates(name, base, limit, baseLimit) {
+			e := sn.readable[i]
 			if seen[e.Path] {
 				continue
 			}
-			if d := editDistance(name, e.Path, limit); d <= limit {
+			if d := toName(e.Path, limit); d <= limit {
 				more = append(more, cand{e.Path, d})
-			} else if d := editDistance(base, path.Base(e.Path), baseLimit); d <= baseLimit {
+			} else if d := toBase(path.Base(e.Path), baseLimit); d <= baseLimit {
 				more = append(more, cand{e.Path, limit + 1 + d}) // rank after whole-path matches
 			}
 		}

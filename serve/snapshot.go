@@ -47,6 +47,7 @@ type snapshot struct {
 	trigrams  *trigram.Index             // nil: search reads every file
 	lines     map[string]*lineindex.File // oversize files' line marks, by path
 	warnings  []string                   // index files that could not be used, for the log
+	grams     pathGrams                  // for not-found suggestions, built on the first miss
 
 	refs    int  // requests using it; guarded by Server.mu
 	retired bool // replaced or closed; guarded by Server.mu
