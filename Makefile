@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench fmt clean
+.PHONY: build test vet staticcheck race fuzz bench bench-serve fmt clean
 
 build:
 	$(GO) build -o bin/repoprep ./cmd/repoprep
@@ -34,8 +34,17 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
+# The read server on real data: a snapshot of Go's own src/ (built once into
+# BENCH_OUT), searched with and without its trigram index, unknown paths
+# beside a hit, and a 30 MB oversize file read by range beside os.ReadFile.
+BENCH_OUT ?= $(CURDIR)/.bench/gosrc
+bench-serve: build
+	@test -f $(BENCH_OUT)/files.json || ./bin/repoprep run -q --progress never -o $(BENCH_OUT) $$($(GO) env GOROOT)/src
+	REPOPREP_BENCH_OUT=$(BENCH_OUT) $(GO) test -run '^$$' -bench 'GoSrc|OversizeRange' -benchtime 5x -count 3 ./serve/
+	$(GO) test -run '^$$' -bench 'BuildGoSrc' -benchtime 1x -count 3 ./internal/trigram/
+
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin staging
+	rm -rf bin staging .bench
