@@ -117,7 +117,7 @@ func TestSearchSameWithAndWithoutIndex(t *testing.T) {
 	files := map[string]string{}
 	root := "/usr/local/go/src/net/http"
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || len(files) >= 300 || !strings.HasSuffix(p, ".go") {
+		if err != nil || d.IsDir() || len(files) >= 60 || !strings.HasSuffix(p, ".go") {
 			return nil
 		}
 		data, err := os.ReadFile(p)
@@ -136,9 +136,9 @@ func TestSearchSameWithAndWithoutIndex(t *testing.T) {
 		t.Fatal("index not loaded as set up")
 	}
 	for _, args := range []SearchArgs{
-		{Pattern: "ServeHTTP"}, {Pattern: `func \(\w+ \*Request\) \w+`}, {Pattern: "(?i)content-type", MaxResults: 500},
+		{Pattern: "ServeHTTP"}, {Pattern: `func \(\w+ \*Request\) \w+`}, {Pattern: "(?i)content-type"},
 		{Pattern: `Err\w+ = errors\.New`, ContextLines: 2}, {Pattern: "no such identifier anywhere"}, {Pattern: `^\}$`, PathGlob: "**/*_test.go"},
-		{Pattern: `\bhttp2?\b`, MaxResults: 3}, {Pattern: `"[^"]{60,}"`}, {Pattern: "x"}, {Pattern: `Ω|ü|中`},
+		{Pattern: `http2?\.Status\w+`, MaxResults: 3}, {Pattern: `"[^"]{60,}"`}, {Pattern: "ü"},
 	} {
 		a, ra, errA := searchText(t, with, args)
 		b, rb, errB := searchText(t, without, args)

@@ -126,7 +126,7 @@ func entryFor(p, content string, oversize bool) manifest.Entry {
 // testTokens counts small contents exactly and estimates big ones, which
 // would cost seconds to count and which no test lists.
 func testTokens(s string) int {
-	if len(s) > 256<<10 {
+	if len(s) > 16<<10 {
 		return len(s) / 4
 	}
 	return tokens.Count(s)

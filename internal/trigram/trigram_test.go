@@ -67,7 +67,7 @@ func candidates(t testing.TB, ix *Index, pattern string) (map[string]bool, bool)
 // Every file holding a match of the pattern on some line is a candidate;
 // selective patterns leave most files out.
 func TestCandidatesNeverMissAMatch(t *testing.T) {
-	files, _ := goSrcFiles(t, 600)
+	files, _ := goSrcFiles(t, 150)
 	contents := map[string]string{}
 	for _, f := range files {
 		rc, _ := f.Open()
@@ -76,7 +76,7 @@ func TestCandidatesNeverMissAMatch(t *testing.T) {
 		contents[f.Path] = string(b)
 	}
 	contents["zz/case.txt"] = "Hello WORLD\nnaïve café 中文\n"
-	for name, pairs := range map[string]int{"one run": 1 << 30, "many runs": 5000} {
+	for name, pairs := range map[string]int{"one run": 1 << 30, "many runs": 2000} {
 		t.Run(name, func(t *testing.T) {
 			old := maxPairs
 			maxPairs = pairs
