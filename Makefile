@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench fmt clean release
+.PHONY: build test vet staticcheck race fuzz bench bench-serve fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -50,9 +50,18 @@ release:
 	@cd dist && sha256sum --check --quiet checksums.txt
 	dist/repoprep_linux_amd64_v1/repoprep version | grep -E '^repoprep [0-9]+\.[0-9]+\.[0-9]+-snapshot\+[0-9a-f]+ commit [0-9a-f]{40} go'
 	@file dist/repoprep_linux_amd64_v1/repoprep | grep -q 'statically linked' || { echo "linux/amd64 binary is not static"; exit 1; }
+# The read server on real data: a snapshot of Go's own src/ (built once into
+# BENCH_OUT), searched with and without its trigram index, unknown paths
+# beside a hit, and a 30 MB oversize file read by range beside os.ReadFile.
+BENCH_OUT ?= $(CURDIR)/.bench/gosrc
+bench-serve: build
+	@test -f $(BENCH_OUT)/files.json || ./bin/repoprep run -q --progress never -o $(BENCH_OUT) $$($(GO) env GOROOT)/src
+	REPOPREP_BENCH_OUT=$(BENCH_OUT) $(GO) test -run '^$$' -bench 'GoSrc|OversizeRange' -benchtime 5x -count 3 ./serve/
+	$(GO) test -run '^$$' -bench 'BuildGoSrc' -benchtime 1x -count 3 ./internal/trigram/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
 	rm -rf bin dist staging
+	rm -rf bin staging .bench

@@ -10,6 +10,7 @@ require (
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/go-enry/go-enry/v2 v2.9.6
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/google/codesearch v1.2.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/moby/buildkit v0.26.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -198,6 +198,12 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	t(recs)
 
+	t = r.timer("index", stagedOnly)
+	if err := writeIndexes(ctx, r.tmp, tree, recs); err != nil {
+		return nil, err
+	}
+	t(recs)
+
 	t = r.timer("write", nil)
 	m := buildManifest(recs, pruned)
 	res := &Result{Manifest: m, Findings: toPathFindings(findings)}

@@ -38,6 +38,8 @@ func (d Drift) String() string { return d.Path + ": " + d.Problem }
 // regular file with its recorded hash and line count, tree/ must hold
 // nothing else, and files.json, oversize.json, secrets.json and
 // report.json must parse, carry their schema and agree with each other.
+// search.index and lines.json must load and list the staged (and staged
+// oversize) files with their sizes.
 // It errs only when outDir cannot be checked at all or ctx is done. Files
 // are hashed by GOMAXPROCS workers, each streaming through a small buffer.
 func Verify(ctx context.Context, outDir string) ([]Drift, error) {
@@ -52,6 +54,7 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 	v.oversize(m)
 	v.secrets(m)
 	v.report()
+	v.indexes(m)
 	if _, err := root.Stat("REPO_MAP.md"); err != nil {
 		v.add("REPO_MAP.md", "missing")
 	}

@@ -14,7 +14,10 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/stages"
 )
 
 func hashHex(data []byte) string {
@@ -61,6 +64,7 @@ func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []manifest
 		return err
 	})
 	write("REPO_MAP.md", func(w io.Writer) error { _, err := w.Write(RepoMap(m, RepoMapOptions{Tree: tree})); return err })
+	rewriteIndexes(t, dir, m)
 	return m
 }
 
@@ -92,7 +96,7 @@ func TestVerify(t *testing.T) {
 		}, []string{"tree/main.go: missing"}},
 		{"changed content", func(t *testing.T, dir string) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "main.go"), []byte("package main\n\nfunc main() {}\n\n"), 0o644))
-		}, []string{"tree/main.go: content changed"}},
+		}, []string{`search.index: "main.go" indexed at 29 bytes, the staged file has 30`, "tree/main.go: content changed"}},
 		{"changed line count", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
 		}, []string{"tree/docs/guide.md: 2 lines, files.json records 3"}},
@@ -136,6 +140,22 @@ func TestVerify(t *testing.T) {
 		{"report.json missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "report.json")))
 		}, []string{"report.json: missing"}},
+		{"search.index damaged", func(t *testing.T, dir string) {
+			data, err := os.ReadFile(filepath.Join(dir, trigram.FileName))
+			noErr(t, err)
+			data[40] ^= 1
+			noErr(t, os.WriteFile(filepath.Join(dir, trigram.FileName), data, 0o644))
+		}, []string{"search.index: search index damaged: checksum mismatch"}},
+		{"search.index of another snapshot", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "empty.txt")].Staged = false })
+			noErr(t, os.Remove(filepath.Join(dir, "tree", "empty.txt")))
+		}, []string{"search.index: file 2 is \"empty.txt\", files.json stages \"logs/big.txt\" there", "search.index: lists 6 files, files.json stages 5"}},
+		{"lines.json missing", func(t *testing.T, dir string) {
+			noErr(t, os.Remove(filepath.Join(dir, lineindex.FileName)))
+		}, []string{"lines.json: missing"}},
+		{"lines.json drops a file", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, lineindex.FileName), `"logs/big.txt"`, `"logs/other.txt"`)
+		}, []string{`lines.json: does not list oversize file "logs/big.txt"`, `lines.json: lists "logs/other.txt"`}},
 		{"REPO_MAP.md missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
 		}, []string{"REPO_MAP.md: missing"}},
@@ -173,7 +193,7 @@ func TestVerifyNoSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(drifts) != 5 { // files.json, oversize.json, secrets.json, report.json, REPO_MAP.md
+	if len(drifts) != 7 { // files.json, oversize.json, secrets.json, report.json, REPO_MAP.md, search.index, lines.json
 		t.Errorf("empty dir gave %q, want each index file missing", drifts)
 	}
 }
@@ -189,7 +209,7 @@ func TestVerifyCancelled(t *testing.T) {
 	}
 }
 
-func noErr(t *testing.T, err error) {
+func noErr(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +242,23 @@ func rewriteOversize(t *testing.T, dir string, m *manifest.Manifest, tree fstest
 	var b bytes.Buffer
 	noErr(t, WriteOversize(&b, m, tree, 3))
 	noErr(t, os.WriteFile(filepath.Join(dir, "oversize.json"), b.Bytes(), 0o644))
+	rewriteIndexes(t, dir, m)
+}
+
+// rewriteIndexes writes search.index and lines.json for m as a run does.
+func rewriteIndexes(t testing.TB, dir string, m *manifest.Manifest) {
+	t.Helper()
+	var recs []*stages.Record
+	for _, e := range m.Files {
+		recs = append(recs, &stages.Record{Path: e.Path, Staged: e.Staged, Oversize: e.Oversize})
+	}
+	for _, name := range []string{trigram.FileName, lineindex.FileName} {
+		os.Remove(filepath.Join(dir, name))
+	}
+	tree, err := os.OpenRoot(filepath.Join(dir, "tree"))
+	noErr(t, err)
+	defer tree.Close()
+	noErr(t, writeIndexes(context.Background(), dir, tree, recs))
 }
 
 func replaceIn(t *testing.T, name, old, new string) {

@@ -37,7 +37,29 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint; use POST /v1/<tool>, /mcp or GET /healthz")
 	})
-	return s.accessLog(http.NewCrossOriginProtection().Handler(mux))
+	return s.accessLog(s.recoverHTTP(http.NewCrossOriginProtection().Handler(mux)))
+}
+
+// recoverHTTP answers 500 with one log line when a handler panics, instead
+// of net/http's reset connection and multi-line stack trace.
+func (s *Server) recoverHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw, _ := w.(*statusWriter)
+		defer func() {
+			rec := recover()
+			if rec == nil || rec == http.ErrAbortHandler {
+				if rec != nil {
+					panic(rec)
+				}
+				return
+			}
+			s.logPanic(r.Context(), "http", r.URL.Path, rec)
+			if sw == nil || sw.status == 0 {
+				writeError(w, http.StatusInternalServerError, errInternal.Error())
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // handleTool runs one tool from a JSON body and answers
@@ -55,7 +77,7 @@ func (s *Server) handleTool(w http.ResponseWriter, r *http.Request) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		writeError(w, http.StatusNotFound, "unknown tool "+quote(r.PathValue("tool"))+"; tools: "+strings.Join(names, ", "))
+		writeError(w, http.StatusNotFound, "unknown tool "+echo(r.PathValue("tool"))+"; tools: "+strings.Join(names, ", "))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
@@ -65,7 +87,7 @@ func (s *Server) handleTool(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusRequestEntityTooLarge, "request body larger than "+itoa(tooBig.Limit)+" bytes")
 			return
 		}
-		writeError(w, http.StatusBadRequest, "read body: "+err.Error())
+		writeError(w, http.StatusBadRequest, "request body could not be read")
 		return
 	}
 	ans, err := t.run(r.Context(), "http", body)
@@ -115,7 +137,18 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// handleHealth answers 200 while a snapshot is loaded.
+// Health is what GET /healthz answers: which snapshot is being served, so a
+// cron job that just ran `repoprep run` can confirm the server took it.
+type Health struct {
+	Status        string `json:"status"`
+	FilesJSONHash string `json:"files_json_sha256"` // as `sha256sum OUT/files.json` prints it
+	Published     string `json:"published"`         // files.json's modification time, RFC 3339 UTC
+	Files         int    `json:"files"`
+	Readable      int    `json:"readable"`
+	SearchIndex   bool   `json:"search_index"` // search narrows files with OUT/search.index
+}
+
+// handleHealth answers 200 with the snapshot's identity while one is loaded.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	s.refresh()
 	s.mu.Lock()
@@ -127,7 +160,10 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"status":"no snapshot"}`+"\n")
 		return
 	}
-	json.NewEncoder(w).Encode(map[string]any{"status": "ok", "files": len(sn.manifest.Files), "readable": len(sn.readable)})
+	json.NewEncoder(w).Encode(Health{
+		Status: "ok", FilesJSONHash: sn.listHash, Published: sn.published.UTC().Format(time.RFC3339Nano),
+		Files: len(sn.manifest.Files), Readable: len(sn.readable), SearchIndex: sn.trigrams != nil,
+	})
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
@@ -144,7 +180,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 func localOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(la.String()) && !isLoopback(r.Host) {
-			writeError(w, http.StatusForbidden, "Host "+quote(r.Host)+" is not a loopback name")
+			writeError(w, http.StatusForbidden, "Host "+echo(r.Host)+" is not a loopback name")
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -242,11 +278,6 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 		return err
 	}
 	return s.Serve(ctx, ln)
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 func itoa(n int64) string {

@@ -48,7 +48,7 @@ func TestHTTPAPI(t *testing.T) {
 		{"list, empty body", "/v1/list_files", ``, 200, "[files: 1-12 of 12]"},
 		{"search", "/v1/search", `{"pattern":"TODO","path_glob":"docs/*"}`, 200, "docs/guide.md:4:TODO: write more"},
 		{"repo map", "/v1/repo_map", `{}`, 200, "# Repository map"},
-		{"bad JSON", "/v1/read_file", `{"files":`, 400, "not a JSON object"},
+		{"bad JSON", "/v1/read_file", `{"files":`, 400, "not valid JSON"},
 		{"unknown field", "/v1/read_file", `{"files":[{"path":"nonl.txt"}],"budget":5}`, 400, "budget"},
 		{"six files", "/v1/read_file", `{"files":[{"path":"a"},{"path":"a"},{"path":"a"},{"path":"a"},{"path":"a"},{"path":"a"}]}`, 400, "bad request"},
 		{"budget too big", "/v1/read_file", `{"files":[{"path":"nonl.txt"}],"budget_tokens":99999999}`, 400, "bad request"},

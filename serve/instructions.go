@@ -250,9 +250,9 @@ func (s *Server) addInstructions(srv *mcp.Server) error {
 	if err != nil {
 		return err
 	}
-	if err := addTool(s, srv, "instructions", fmt.Sprintf(instructionsDoc, instr.MaxHops, s.opts.DefaultBudget, s.opts.MaxBudget),
+	if err := addToolOut[InstructionsResult](s, srv, "instructions", fmt.Sprintf(instructionsDoc, instr.MaxHops, s.opts.DefaultBudget, s.opts.MaxBudget),
 		sc, s.instructionsTool, func(a InstructionsArgs) []slog.Attr {
-			return []slog.Attr{slog.String("path", a.Path), slog.String("agent", a.Agent), slog.Int("budget", a.BudgetTokens)}
+			return []slog.Attr{slog.String("path", capLog(a.Path)), slog.String("agent", a.Agent), slog.Int("budget", a.BudgetTokens)}
 		}); err != nil {
 		return err
 	}

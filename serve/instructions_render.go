@@ -171,7 +171,7 @@ func (r *instrRender) file(i int, f *instr.File) error {
 func (r *instrRender) text(fr *frame, first int, imports []instr.Import) error {
 	f, _, err := r.sn.open(fr.path)
 	if err != nil {
-		return openError(fr.path, err)
+		return readError(fr.path, err)
 	}
 	defer f.Close()
 	lr := newLineReader(f, r.s.opts.MaxLineChars)

@@ -2,11 +2,13 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,12 +18,18 @@ import (
 var Version = "dev"
 
 // tool is one tool as both transports see it: the MCP registration and the
-// JSON API runner share its schema, so /v1/ refuses exactly what MCP does.
+// JSON API runner share its schema and its decoder, so /v1/ refuses exactly
+// what MCP does, in the same words.
 type tool struct {
 	name   string
-	schema *jsonschema.Resolved
+	input  *jsonschema.Schema
+	output *jsonschema.Schema // nil: the tool sends no structuredContent
 	run    func(ctx context.Context, via string, args []byte) (answer, error)
 }
+
+// errInternal is what a caller sees when a handler panicked: the panic is
+// logged, the request fails, the server goes on.
+var errInternal = errors.New("internal error: the server hit a bug answering this call; it was logged and the server keeps serving")
 
 // instructions is what an MCP client shows the model about this server.
 const instructions = `This server serves a cleaned, read-only snapshot of one repository.
@@ -29,9 +37,9 @@ Start with repo_map, find files with list_files or search, then read_file with l
 Before changing a file, call instructions with its path: the CLAUDE.md / AGENTS.md rules that apply to it.
 Paths are relative to the repository root, exactly as list_files prints them.`
 
-// newMCPServer registers the tools on a new MCP server and fills
-// s.tools for the JSON API. AddTool panics on a bad schema, so this runs in
-// New, which every test calls.
+// newMCPServer registers the tools on a new MCP server and fills s.tools for
+// the JSON API, one registration per tool. AddTool panics on a bad schema,
+// so this runs in New, which every test calls.
 func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -39,7 +47,20 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 		}
 	}()
 	srv = mcp.NewServer(&mcp.Implementation{Name: "repoprep", Version: Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: s.log})
+		&mcp.ServerOptions{
+			Instructions: instructions,
+			Logger:       s.log,
+			// Only what this server does: tools, whose list never changes
+			// while it runs; resources, whose list follows the snapshot (the
+			// SDK notifies sessions when a listing after a publish adds or
+			// removes one); no log notifications (the SDK's defaults
+			// advertise listChanged on tools and logging too).
+			Capabilities: &mcp.ServerCapabilities{
+				Tools:     &mcp.ToolCapabilities{},
+				Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			},
+		})
+	srv.AddReceivingMiddleware(s.recoverMethod)
 	s.tools = map[string]*tool{}
 	o := s.opts
 
@@ -47,48 +68,43 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := addTool(s, srv, "read_file", fmt.Sprintf(readFileDoc, o.MaxFiles, o.MaxLines, o.MaxLineChars, o.DefaultBudget, o.MaxBudget),
-		readSchema, s.readFile, func(a ReadFileArgs) []slog.Attr {
-			paths := make([]string, len(a.Files))
-			for i, f := range a.Files {
-				paths[i] = f.Path
-			}
-			return []slog.Attr{slog.Any("paths", paths), slog.Int("budget", a.BudgetTokens)}
-		}); err != nil {
-		return nil, err
-	}
-
 	listSchema, err := listFilesSchema()
 	if err != nil {
 		return nil, err
 	}
-	if err := addTool(s, srv, "list_files", fmt.Sprintf(listFilesDoc, defaultListLimit, maxListLimit),
-		listSchema, s.listFiles, func(a ListFilesArgs) []slog.Attr {
-			return []slog.Attr{slog.String("prefix", a.Prefix), slog.String("glob", a.Glob), slog.Int("offset", a.Offset)}
-		}); err != nil {
-		return nil, err
-	}
-
 	searchSchema, err := searchSchema()
 	if err != nil {
 		return nil, err
 	}
-	if err := addTool(s, srv, "search", fmt.Sprintf(searchDoc, maxContextLines, maxMaxResults, defaultMaxResults, o.DefaultBudget),
-		searchSchema, s.search, func(a SearchArgs) []slog.Attr {
-			// The pattern may be a secret someone hunts for: log its size only.
-			return []slog.Attr{slog.Int("pattern_bytes", len(a.Pattern)), slog.String("path_glob", a.PathGlob)}
-		}); err != nil {
-		return nil, err
-	}
-
 	mapSchema, err := jsonschema.For[struct{}](nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := addTool(s, srv, "repo_map", repoMapDoc, mapSchema,
-		func(ctx context.Context, sn *snapshot, _ struct{}) (answer, error) { return s.repoMap(ctx, sn) },
-		func(struct{}) []slog.Attr { return nil }); err != nil {
-		return nil, err
+	for _, err := range []error{
+		addToolOut[ReadFileResult](s, srv, "read_file", fmt.Sprintf(readFileDoc, o.MaxFiles, o.MaxLines, o.MaxLineChars, o.DefaultBudget, o.MaxBudget),
+			readSchema, s.readFile, func(a ReadFileArgs) []slog.Attr {
+				paths := make([]string, len(a.Files))
+				for i, f := range a.Files {
+					paths[i] = capLog(f.Path)
+				}
+				return []slog.Attr{slog.Any("paths", paths), slog.Int("budget", a.BudgetTokens)}
+			}),
+		addToolOut[ListFilesResult](s, srv, "list_files", fmt.Sprintf(listFilesDoc, defaultListLimit, maxListLimit),
+			listSchema, s.listFiles, func(a ListFilesArgs) []slog.Attr {
+				return []slog.Attr{slog.String("prefix", capLog(a.Prefix)), slog.String("glob", capLog(a.Glob)), slog.Int("offset", a.Offset)}
+			}),
+		addToolOut[SearchResult](s, srv, "search", fmt.Sprintf(searchDoc, maxContextLines, maxMaxResults, defaultMaxResults, o.DefaultBudget),
+			searchSchema, s.search, func(a SearchArgs) []slog.Attr {
+				// The pattern may be a secret someone hunts for: log its size only.
+				return []slog.Attr{slog.Int("pattern_bytes", len(a.Pattern)), slog.String("path_glob", capLog(a.PathGlob))}
+			}),
+		addTool(s, srv, "repo_map", repoMapDoc, mapSchema, // the text is the answer: no structuredContent
+			func(ctx context.Context, sn *snapshot, _ struct{}) (answer, error) { return s.repoMap(ctx, sn) },
+			func(struct{}) []slog.Attr { return nil }),
+	} {
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := s.addInstructions(srv); err != nil {
 		return nil, err
@@ -96,66 +112,134 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 	return srv, nil
 }
 
-// addTool registers one typed tool with MCP and the JSON API.
+// addTool registers a tool whose answer is text only: no outputSchema, so no
+// structuredContent either.
 func addTool[In any](s *Server, srv *mcp.Server, name, doc string, schema *jsonschema.Schema,
 	run func(context.Context, *snapshot, In) (answer, error), attrs func(In) []slog.Attr) error {
-	resolved, err := schema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	return register(s, srv, name, doc, schema, nil, run, attrs)
+}
+
+// addToolOut registers a tool whose answer also carries Out as
+// structuredContent, announced by an outputSchema inferred from Out.
+func addToolOut[Out, In any](s *Server, srv *mcp.Server, name, doc string, schema *jsonschema.Schema,
+	run func(context.Context, *snapshot, In) (answer, error), attrs func(In) []slog.Attr) error {
+	out, err := jsonschema.For[Out](nil)
 	if err != nil {
+		return fmt.Errorf("%s output schema: %w", name, err)
+	}
+	return register(s, srv, name, doc, schema, out, run, attrs)
+}
+
+// register adds one tool to MCP and to the JSON API. Both decode arguments
+// with decodeArgs (the SDK's typed AddTool would fill defaults into a nil map
+// and panic on "arguments": null) and both recover a handler's panic.
+func register[In any](s *Server, srv *mcp.Server, name, doc string, input, output *jsonschema.Schema,
+	run func(context.Context, *snapshot, In) (answer, error), attrs func(In) []slog.Attr) error {
+	if _, err := input.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		return fmt.Errorf("%s schema: %w", name, err)
 	}
-	invoke := func(ctx context.Context, via string, in In) (answer, error) {
+	t := &tool{name: name, input: input, output: output}
+	t.run = func(ctx context.Context, via string, raw []byte) (ans answer, err error) {
+		defer s.recoverCall(ctx, via, name, &err)
+		in, err := decodeArgs[In](input, raw)
+		if err != nil {
+			s.logCall(ctx, via, name, nil, time.Now(), answer{}, err)
+			return answer{}, err
+		}
 		return s.call(ctx, via, name, attrs(in), func(ctx context.Context, sn *snapshot) (answer, error) {
 			return run(ctx, sn, in)
 		})
 	}
 	readOnly := false
-	mcp.AddTool(srv, &mcp.Tool{
+	mt := &mcp.Tool{
 		Name:        name,
 		Description: doc,
-		InputSchema: schema,
+		InputSchema: input,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &readOnly},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		ans, err := invoke(ctx, "mcp", in)
-		if err != nil {
-			return nil, nil, err
+	}
+	if output != nil {
+		mt.OutputSchema = output
+	}
+	srv.AddTool(mt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var raw []byte
+		if req != nil && req.Params != nil {
+			raw = req.Params.Arguments
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ans.text}}}, ans.out, nil
+		ans, err := t.run(ctx, "mcp", raw)
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ans.text}}}
+		if output != nil {
+			res.StructuredContent = ans.out
+		}
+		return res, nil
 	})
-	s.tools[name] = &tool{name: name, schema: resolved, run: func(ctx context.Context, via string, body []byte) (answer, error) {
-		in, err := decodeArgs[In](resolved, body)
-		if err != nil {
-			return answer{}, err
-		}
-		return invoke(ctx, via, in)
-	}}
+	s.tools[name] = t
 	return nil
 }
 
-// decodeArgs checks a JSON API body against the tool's schema the way the
-// MCP SDK checks tool arguments (defaults applied, then validated) and
-// decodes it.
-func decodeArgs[In any](schema *jsonschema.Resolved, body []byte) (In, error) {
-	var in In
-	m := map[string]any{}
-	if len(body) > 0 {
-		if err := json.Unmarshal(body, &m); err != nil {
-			return in, fmt.Errorf("%w: body is not a JSON object: %v", ErrBadRequest, err)
+// recoverCall turns a panic in one tool call into errInternal and one log
+// line (the panic value and a compact stack), so no request ends the process.
+func (s *Server) recoverCall(ctx context.Context, via, name string, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	s.logPanic(ctx, via, name, r)
+	*err = errInternal
+}
+
+func (s *Server) logPanic(ctx context.Context, via, name string, r any) {
+	s.log.LogAttrs(ctx, slog.LevelError, "panic", slog.String("via", via), slog.String("tool", name),
+		slog.String("panic", capLog(fmt.Sprint(r))), slog.String("stack", compactStack()))
+}
+
+// recoverMethod is MCP middleware that turns a panic anywhere in a method's
+// handling (the SDK's own code included) into a JSON-RPC error.
+func (s *Server) recoverMethod(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.logPanic(ctx, "mcp", method, r)
+				res, err = nil, errInternal
+			}
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+// compactStack is the current goroutine's stack as one line: function names
+// and file:line, joined with " < ", at most a few KB.
+func compactStack() string {
+	lines := strings.Split(strings.TrimSpace(string(debug.Stack())), "\n")
+	var parts []string
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "panic(") {
+			continue
+		}
+		if j := strings.LastIndexByte(fn, '('); j > 0 {
+			fn = fn[:j]
+		}
+		loc := strings.TrimSpace(lines[i+1])
+		if j := strings.LastIndexByte(loc, ' '); j > 0 {
+			loc = loc[:j]
+		}
+		parts = append(parts, fn+" "+loc)
+		if len(parts) == 12 {
+			break
 		}
 	}
-	if err := schema.ApplyDefaults(&m); err != nil {
-		return in, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	return strings.Join(parts, " < ")
+}
+
+// capLog cuts a caller's value for the log.
+func capLog(v string) string {
+	if len(v) <= 200 {
+		return v
 	}
-	if err := schema.Validate(m); err != nil {
-		return in, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return in, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("%w: %v", ErrBadRequest, err)
-	}
-	return in, nil
+	return v[:200] + "…"
 }
 
 // MCP returns the MCP server, for callers that bring their own transport
@@ -163,9 +247,11 @@ func decodeArgs[In any](schema *jsonschema.Resolved, body []byte) (In, error) {
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // ServeStdio serves MCP over in and out (newline-delimited JSON-RPC, as
-// MCP clients spawn servers) until the client hangs up or ctx is done.
+// MCP clients spawn servers) until the client hangs up or ctx is done. A
+// line that is not a JSON-RPC message is answered with an error when its id
+// can be read, skipped otherwise; it never ends the session.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := s.mcp.Run(ctx, &lineTransport{in: in, out: out, maxLine: int(s.opts.MaxBodyBytes), log: s.log})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -29,8 +30,9 @@ type FileRequest struct {
 type ReadFileResult struct {
 	Files        []FileResult `json:"files"`
 	BudgetTokens int          `json:"budget_tokens"`
-	Tokens       int          `json:"tokens"` // o200k tokens charged for the text
-	Cut          bool         `json:"cut"`    // the budget cut the answer
+	Tokens       int          `json:"tokens"`           // o200k tokens charged for the text
+	Cut          bool         `json:"cut"`              // the budget cut the answer
+	Failed       int          `json:"failed,omitempty"` // files answered with an error instead of lines
 }
 
 // FileResult is what one file's trailer says, as fields.
@@ -42,6 +44,7 @@ type FileResult struct {
 	Next        int     `json:"next,omitempty"` // line to continue from
 	Cut         string  `json:"cut,omitempty"`  // "token budget" when the budget cut this file
 	NotRead     bool    `json:"not_read,omitempty"`
+	Error       string  `json:"error,omitempty"` // why this file could not be read; the others were
 }
 
 // batchLines is how many lines are counted at once. Counting is the cost of
@@ -63,7 +66,9 @@ type fileRead struct {
 	tooBig  string   // why nothing fit, when the first line alone exceeds the budget
 	cut     bool
 	notRead bool
-	batches int // token counts taken, for the seam allowance
+	failed  string // this file's error, shown in place of its lines
+	err     error  // the same, for errors.Is when every file failed
+	batches int    // token counts taken, for the seam allowance
 }
 
 // segment is a run of consecutive numbered lines, already formatted.
@@ -84,25 +89,32 @@ func (s *Server) readFile(ctx context.Context, sn *snapshot, args ReadFileArgs) 
 	if len(args.Files) > s.opts.MaxFiles {
 		return answer{}, fmt.Errorf("%w: %d files asked, at most %d a call", ErrBadRequest, len(args.Files), s.opts.MaxFiles)
 	}
-	// Check every path before reading any: a call either reads or explains.
+	// Plan every file before reading any. One bad path does not sink the
+	// others: it gets an error line in its place. Only when every path is
+	// bad does the call fail, so a single-file read keeps its status code.
 	reads := make([]*fileRead, 0, len(args.Files))
 	var errs []error
 	for _, req := range args.Files {
+		req.Path = normalizePath(req.Path)
 		fr, err := s.planRead(sn, req)
 		if err != nil {
 			errs = append(errs, err)
-			continue
+			fr = &fileRead{req: req, failed: err.Error(), err: err}
 		}
 		reads = append(reads, fr)
 	}
-	if len(errs) > 0 {
+	if len(errs) == len(reads) {
 		return answer{}, errors.Join(errs...)
 	}
 
 	// The trailers alone must fit, or the answer could only break the budget.
-	need := worstTrailer(reads[0])
-	for _, fr := range reads[1:] {
-		need += tokens.Count(trailer(&fileRead{req: fr.req, notRead: true}))
+	need := 0
+	for i, fr := range reads {
+		if i == 0 || fr.failed != "" {
+			need += worstTrailer(fr)
+		} else {
+			need += tokens.Count(trailer(&fileRead{req: fr.req, notRead: true}))
+		}
 	}
 	if need > budget {
 		return answer{}, fmt.Errorf("%w: budget_tokens %d cannot hold even the trailers of %d files (%d tokens); raise it or read fewer files",
@@ -110,21 +122,41 @@ func (s *Server) readFile(ctx context.Context, sn *snapshot, args ReadFileArgs) 
 	}
 
 	used := 0
+	stopped := false // the budget ran out: later files are not read
 	for i, fr := range reads {
+		if fr.failed != "" {
+			used += tokens.Count(trailer(fr))
+			continue
+		}
 		later := 0
 		for _, next := range reads[i+1:] {
-			later += tokens.Count(trailer(&fileRead{req: next.req, notRead: true}))
+			if next.failed != "" {
+				later += tokens.Count(trailer(next))
+			} else {
+				later += tokens.Count(trailer(&fileRead{req: next.req, notRead: true}))
+			}
 		}
 		room := budget - used - later - worstTrailer(fr)
-		if room <= 0 || (i > 0 && reads[i-1].cut) || (i > 0 && reads[i-1].notRead) {
+		if room <= 0 || stopped {
 			fr.notRead = true
 		} else {
 			n, err := s.readOne(ctx, sn, fr, room)
-			if err != nil {
+			switch {
+			case err == nil:
+			case ctx.Err() != nil:
 				return answer{}, err
+			case !errors.Is(readError("", err), ErrRefused) && s.stale(sn):
+				return answer{}, err // a new snapshot replaced this one: withSnapshot reruns the call
+			default:
+				// Listed in files.json but unreadable on disk (removed,
+				// swapped, tampered with): this file's error, not the call's.
+				fr.err = readError(fr.req.Path, err)
+				fr.failed, fr.segs, fr.cut, fr.tooBig, fr.pastEnd = fr.err.Error(), nil, false, "", nil
+				n = 0
 			}
 			used += n
 		}
+		stopped = stopped || fr.cut || fr.notRead
 		used += tokens.Count(trailer(fr))
 	}
 
@@ -142,14 +174,31 @@ func (s *Server) readFile(ctx context.Context, sn *snapshot, args ReadFileArgs) 
 			text = render(reads)
 			used = tokens.Count(text)
 		}
+		if used > budget { // nothing left to trim: drop the "line N alone needs" detail
+			for _, fr := range reads {
+				fr.tooBig = ""
+			}
+			text = render(reads)
+			used = tokens.Count(text)
+		}
 		if used > budget { // unreachable given the check on need above; never serve past the budget
 			return answer{}, fmt.Errorf("%w: budget_tokens %d too small for this answer; raise it", ErrBadRequest, budget)
 		}
+	}
+	var failed []error
+	for _, fr := range reads {
+		if fr.err != nil {
+			failed = append(failed, fr.err)
+		}
+	}
+	if len(failed) == len(reads) { // nothing was read: the call failed
+		return answer{}, errors.Join(failed...)
 	}
 	res := ReadFileResult{BudgetTokens: budget, Tokens: used, Files: make([]FileResult, len(reads))}
 	for i, fr := range reads {
 		res.Files[i] = fr.result()
 		res.Cut = res.Cut || fr.cut || fr.notRead
+		res.Failed += btoi(fr.failed != "")
 	}
 	return answer{text: text, out: res}, nil
 }
@@ -174,12 +223,12 @@ func (s *Server) planRead(sn *snapshot, req FileRequest) (*fileRead, error) {
 	ce := sn.byPath[canon]
 	ranges, err := mergeRanges(req.Ranges)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadRequest, req.Path, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadRequest, echo(req.Path), err)
 	}
 	if len(ranges) == 0 {
 		if ce.Oversize {
 			return nil, fmt.Errorf("%w: %s is oversize (%d bytes, %d lines): it is served by range only, e.g. \"ranges\": [[1, %d]]",
-				ErrBadRequest, req.Path, ce.Size, ce.Lines, s.opts.MaxLines)
+				ErrBadRequest, echo(req.Path), ce.Size, ce.Lines, s.opts.MaxLines)
 		}
 		ranges = [][2]int{{1, s.opts.MaxLines}}
 	}
@@ -221,11 +270,18 @@ func mergeRanges(in [][]int) ([][2]int, error) {
 // readOne streams fr's file, keeping the numbered lines of its ranges that
 // fit in room tokens, and returns the tokens they cost.
 func (s *Server) readOne(ctx context.Context, sn *snapshot, fr *fileRead, room int) (int, error) {
-	f, _, err := sn.open(fr.canon)
+	f, fi, err := sn.open(fr.canon)
 	if err != nil {
-		return 0, openError(fr.req.Path, err)
+		return 0, err
 	}
 	defer f.Close()
+	// An oversize file's line marks let a range start by seeking, and its
+	// line count comes with them; a file whose size changed since
+	// publication is read from the top instead.
+	marks := sn.lines[fr.canon]
+	if marks != nil && marks.Size != fi.Size() {
+		marks = nil
+	}
 	lr := newLineReader(f, s.opts.MaxLineChars)
 	used, line, eof := 0, 0, false
 	var batch []byte
@@ -263,7 +319,21 @@ func (s *Server) readOne(ctx context.Context, sn *snapshot, fr *fileRead, room i
 
 ranges:
 	for _, r := range fr.ranges {
-		for line < r[0]-1 && !eof {
+		if marks != nil {
+			if at, off := marks.Seek(r[0]); at-1 > line {
+				if _, err := f.Seek(off, io.SeekStart); err != nil {
+					return 0, err
+				}
+				lr = newLineReader(f, s.opts.MaxLineChars)
+				line = at - 1
+			}
+		}
+		for skipped := 0; line < r[0]-1 && !eof; skipped++ {
+			if skipped%4096 == 4095 {
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
+			}
 			ok, err := lr.skip()
 			if err != nil {
 				return 0, err
@@ -312,7 +382,9 @@ ranges:
 		}
 	}
 	fr.total = line
-	if !eof {
+	if marks != nil {
+		fr.total = max(line, marks.Lines)
+	} else if !eof {
 		rest, err := lr.countRest(ctx)
 		if err != nil {
 			return 0, err
@@ -322,16 +394,31 @@ ranges:
 	return used, nil
 }
 
-// openError turns an os.Root refusal into ErrRefused; other errors are ours.
-func openError(name string, err error) error {
+// readError says in this server's words why a listed file could not be
+// read: os.Root's errors name syscalls ("statat", "openat") and paths the
+// caller never gave. A refusal stays ErrRefused.
+func readError(name string, err error) error {
 	var pe *fs.PathError
-	if errors.Is(err, ErrRefused) {
+	switch {
+	case errors.Is(err, ErrRefused):
 		return err
+	case errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"):
+		return fmt.Errorf("%w: %s leads outside the snapshot", ErrRefused, echo(name))
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New(echo(name) + " is listed in files.json but missing from the snapshot's tree")
+	case errors.Is(err, fs.ErrPermission):
+		return errors.New(echo(name) + " is not readable by the server (permission denied)")
+	case errors.As(err, &pe):
+		return errors.New(echo(name) + " could not be read: " + pe.Err.Error())
 	}
-	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
-		return fmt.Errorf("%w: %q leads outside the snapshot", ErrRefused, name)
+	return errors.New(echo(name) + " could not be read: " + err.Error())
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
 	}
-	return fmt.Errorf("read %s: %w", name, err)
+	return 0
 }
 
 // trimLast drops the last shown line of the answer; it reports false when
@@ -387,6 +474,9 @@ func (fr *fileRead) next() int {
 }
 
 func (fr *fileRead) result() FileResult {
+	if fr.failed != "" {
+		return FileResult{Path: fr.req.Path, Shown: [][]int{}, Error: fr.failed}
+	}
 	r := FileResult{Path: fr.req.Path, TotalLines: fr.total, Shown: fr.shown(), NotRead: fr.notRead}
 	if fr.canon != fr.req.Path {
 		r.DuplicateOf = fr.canon
@@ -403,6 +493,9 @@ func (fr *fileRead) result() FileResult {
 // trailer is the line that ends each file, e.g.
 // [file: a/b.go | total: 812 lines | shown: 1-500 | next: start 501].
 func trailer(fr *fileRead) string {
+	if fr.failed != "" {
+		return "[error: " + fr.failed + "]"
+	}
 	var b strings.Builder
 	b.WriteString("[file: ")
 	b.WriteString(fr.req.Path)
@@ -445,20 +538,36 @@ func trailer(fr *fileRead) string {
 }
 
 // worstTrailer bounds in tokens the trailer fr can end with, so the lines
-// read never crowd it out.
+// read never crowd it out. Numbers cost by their digit count (o200k splits
+// them in groups of three), so each is taken as all nines with as many
+// digits as the largest line number the file can show; each range adds one
+// shown segment or one past-the-end note. The "line N alone needs" detail is
+// left out: it only appears when no line was shown, and the final recount in
+// readFile drops it if it would not fit. A file that failed costs its error.
 func worstTrailer(fr *fileRead) int {
-	const big = 999_999_999
-	w := *fr
-	w.total = big
-	w.cut = true
-	w.tooBig = fmt.Sprintf("line %d alone needs %d tokens, more than the %d left", big, big, big)
-	w.segs = nil
-	for _, r := range fr.ranges {
-		w.segs = append(w.segs, segment{start: big, n: 2}, segment{start: big, n: 2})
-		w.pastEnd = append(w.pastEnd, [2]int{big, r[1]})
+	if fr.failed != "" {
+		return tokens.Count(trailer(fr))
 	}
-	w.segs = append(w.segs, segment{start: 1, n: 1}) // so next is printed
-	return tokens.Count(trailer(&w)) + 8
+	top := 1
+	if fr.entry != nil {
+		top = max(top, fr.entry.Lines)
+	}
+	for _, r := range fr.ranges {
+		top = max(top, r[1])
+	}
+	big := 9
+	for n := top; n >= 10; n /= 10 {
+		big = big*10 + 9
+	}
+	w := *fr
+	w.total, w.cut, w.tooBig, w.segs, w.pastEnd = big, true, "", nil, nil
+	for range fr.ranges {
+		w.segs = append(w.segs, segment{start: big, n: 2})
+		if fr.asked {
+			w.pastEnd = append(w.pastEnd, [2]int{big, big})
+		}
+	}
+	return tokens.Count(trailer(&w)) + tokens.Count(" | next: start "+strconv.Itoa(big)) + 4
 }
 
 // render joins every file's lines and trailer into the answer text.

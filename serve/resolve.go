@@ -25,7 +25,7 @@ const (
 // before any disk access, and a name it accepts is always filepath.IsLocal.
 func checkName(name string) error {
 	if why := plainProblem(name); why != "" {
-		return fmt.Errorf("%w: %q: %s", ErrRefused, name, why)
+		return fmt.Errorf("%w: %s: %s", ErrRefused, echo(name), why)
 	}
 	// A name that only becomes a traversal once a client or proxy decodes it
 	// (%2e%2e%2f) or folds it (full-width ．．／) is refused too: it is not
@@ -36,7 +36,7 @@ func checkName(name string) error {
 			continue
 		}
 		if why := plainProblem(alt); why != "" {
-			return fmt.Errorf("%w: %q: decodes to %q: %s", ErrRefused, name, alt, why)
+			return fmt.Errorf("%w: %s: decodes to %s: %s", ErrRefused, echo(name), echo(alt), why)
 		}
 	}
 	return nil
@@ -75,7 +75,7 @@ func plainProblem(name string) string {
 			return "contains NUL"
 		case r == '\\':
 			return "contains a backslash; the separator is /"
-		case unicode.IsControl(r) || r == utf8.RuneError:
+		case unicode.IsControl(r): // a valid U+FFFD is an ordinary character (ValidString ruled out bad bytes)
 			return "contains a control character"
 		}
 	}
@@ -101,7 +101,7 @@ func (sn *snapshot) lookup(name string) (*manifest.Entry, string, error) {
 	e, ok := sn.byPath[name]
 	if !ok {
 		if sn.isDir(name) {
-			return nil, "", fmt.Errorf("%w: %q is a directory; use list_files with prefix %q", ErrRefused, name, name+"/")
+			return nil, "", fmt.Errorf("%w: %s is a directory; use list_files with prefix %s", ErrRefused, echo(name), echo(name+"/"))
 		}
 		return nil, "", sn.notFound(name)
 	}
@@ -111,7 +111,7 @@ func (sn *snapshot) lookup(name string) (*manifest.Entry, string, error) {
 		if why == "" {
 			why = e.Category
 		}
-		return nil, "", fmt.Errorf("%w: %q is in files.json but not staged (%s), so it cannot be read", ErrNotFound, name, why)
+		return nil, "", fmt.Errorf("%w: %s is in files.json but not staged (%s), so it cannot be read", ErrNotFound, echo(name), why)
 	}
 	// files.json is our own output, but it is read from disk: check it too.
 	if err := checkName(canon); err != nil {
@@ -125,9 +125,9 @@ func (sn *snapshot) lookup(name string) (*manifest.Entry, string, error) {
 func (sn *snapshot) notFound(name string) error {
 	near := sn.closest(name)
 	if len(near) == 0 {
-		return fmt.Errorf("%w: %q (no similar path; use list_files or search)", ErrNotFound, name)
+		return fmt.Errorf("%w: %s (no similar path; use list_files or search)", ErrNotFound, echo(name))
 	}
-	return fmt.Errorf("%w: %q; closest existing paths: %s", ErrNotFound, name, strings.Join(near, ", "))
+	return fmt.Errorf("%w: %s; closest existing paths: %s", ErrNotFound, echo(name), strings.Join(near, ", "))
 }
 
 // closest ranks readable paths by likeness to name: the same base name
@@ -152,13 +152,15 @@ func (sn *snapshot) closest(name string) []string {
 		limit := max(2, len(name)/5)
 		baseLimit := max(1, len(base)/4)
 		var more []cand
-		for _, e := range sn.readable {
+		toName, toBase := distanceTo(name), distanceTo(base)
+		for _, i := range sn.suggestionCandidates(name, base, limit, baseLimit) {
+			e := sn.readable[i]
 			if seen[e.Path] {
 				continue
 			}
-			if d := editDistance(name, e.Path, limit); d <= limit {
+			if d := toName(e.Path, limit); d <= limit {
 				more = append(more, cand{e.Path, d})
-			} else if d := editDistance(base, path.Base(e.Path), baseLimit); d <= baseLimit {
+			} else if d := toBase(path.Base(e.Path), baseLimit); d <= baseLimit {
 				more = append(more, cand{e.Path, limit + 1 + d}) // rank after whole-path matches
 			}
 		}
@@ -215,7 +217,7 @@ func (sn *snapshot) open(rel string) (*os.File, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	if !before.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%w: %q is not a regular file in the snapshot (%s)", ErrRefused, rel, before.Mode().Type())
+		return nil, nil, fmt.Errorf("%w: %s is not a regular file in the snapshot (%s)", ErrRefused, echo(rel), before.Mode().Type())
 	}
 	f, err := sn.tree.OpenFile(rel, os.O_RDONLY|openNoBlock, 0)
 	if err != nil {
@@ -229,7 +231,7 @@ func (sn *snapshot) open(rel string) (*os.File, os.FileInfo, error) {
 	switch {
 	case !fi.Mode().IsRegular() || !os.SameFile(before, fi):
 		f.Close()
-		return nil, nil, fmt.Errorf("%w: %q changed while it was opened (not the regular file files.json lists)", ErrRefused, rel)
+		return nil, nil, fmt.Errorf("%w: %s changed while it was opened (not the regular file files.json lists)", ErrRefused, echo(rel))
 	case linkCount(fi) == 0:
 		// Unlinked after the open: the publisher removed this (old) snapshot.
 		// Not the caller's fault; withSnapshot retries on the new one.
@@ -237,7 +239,7 @@ func (sn *snapshot) open(rel string) (*os.File, os.FileInfo, error) {
 		return nil, nil, fmt.Errorf("%s: removed while being opened: %w", rel, fs.ErrNotExist)
 	case linkCount(fi) != 1:
 		f.Close()
-		return nil, nil, fmt.Errorf("%w: %q has %d hard links; the snapshot holds single-link files only", ErrRefused, rel, linkCount(fi))
+		return nil, nil, fmt.Errorf("%w: %s has %d hard links; the snapshot holds single-link files only", ErrRefused, echo(rel), linkCount(fi))
 	}
 	return f, fi, nil
 }

@@ -65,8 +65,8 @@ var traversals = []string{
 	"../secret.txt", "../../secret.txt", "../../../secret.txt", "../tree_evil/secret.txt",
 	"../out_evil/tree/secret.txt", "../tree/src/app/main.go", "tree/../files.json",
 	"../files.json", "files.json", "secret.txt", "tree_evil/secret.txt", "../../outside/secret.txt",
-	"src/../../secret.txt", "src/app/../../../secret.txt", "./src/app/main.go", "src/./app/main.go",
-	"src//app/main.go", "src/app/main.go/", "src/app/main.go/.", "src/app/", "src/app", "src",
+	"src/../../secret.txt", "src/app/../../../secret.txt", "./../secret.txt", ".//../secret.txt", "src//../../secret.txt",
+	"src/app/main.go/", "src/app/main.go/.", "src/app/", "src/app", "src", "./", ".//", "./.",
 	`src\app\main.go`, `..\secret.txt`, `a\..\..\b`, `..\..\outside\secret.txt`,
 	"src/app/main.go\x00.txt", "\x00", "%00", "src/app/\nmain.go", "src/app/main.go\r", "\x7f", "\x1b[2J",
 	"\xff\xfe", "src/\xc0\xaf",
@@ -136,8 +136,9 @@ func FuzzResolve(f *testing.F) {
 		if err == nil {
 			sn, _ := srv.acquire()
 			defer srv.release(sn)
-			e := sn.byPath[name]
-			if e == nil || sn.canonical(e) == "" || res.Files[0].Path != name {
+			want := normalizePath(name)
+			e := sn.byPath[want]
+			if e == nil || sn.canonical(e) == "" || res.Files[0].Path != want {
 				t.Fatalf("read %q succeeded but files.json does not list it as readable", name)
 			}
 		}

@@ -174,7 +174,7 @@ func (sn *snapshot) instructionText(name string) (answer, error) {
 		}
 		fh, _, err := sn.open(f.Source)
 		if err != nil {
-			return answer{}, openError(f.Source, err)
+			return answer{}, readError(f.Source, err)
 		}
 		defer fh.Close()
 		data, err := io.ReadAll(io.LimitReader(fh, maxResourceBytes+1))

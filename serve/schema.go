@@ -52,6 +52,7 @@ func readFileSchema(o Options) (*jsonschema.Schema, error) {
 	notNull(ranges, "array")
 	pair := ranges.Items
 	pair.MinItems, pair.MaxItems = ptr(2), ptr(2)
+	notNull(pair, "array")
 	pair.Items.Minimum = ptr(1.0)
 	budget := sc.Properties["budget_tokens"]
 	budget.Description = fmt.Sprintf("Token budget (o200k) for the whole answer, default %d, max %d.", o.DefaultBudget, o.MaxBudget)

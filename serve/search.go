@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // SearchArgs is search's input.
@@ -19,22 +21,37 @@ type SearchArgs struct {
 
 // SearchResult is search's structured output beside the grep-style text.
 type SearchResult struct {
-	Matches      int    `json:"matches"`       // matching lines shown
-	TotalMatches int    `json:"total_matches"` // matching lines found
-	Files        int    `json:"files"`         // files with at least one match
-	FilesSearch  int    `json:"files_searched"`
-	LeftOut      int    `json:"left_out"`             // matching lines not shown
-	Cut          string `json:"cut,omitempty"`        // "max_results" or "token budget"
-	Incomplete   bool   `json:"incomplete,omitempty"` // counting stopped at the count limit
+	Matches      int         `json:"matches"`       // matching lines shown
+	TotalMatches int         `json:"total_matches"` // matching lines found
+	Files        int         `json:"files"`         // files with at least one match
+	FilesSearch  int         `json:"files_searched"`
+	LeftOut      int         `json:"left_out"`             // matching lines not shown
+	Cut          string      `json:"cut,omitempty"`        // "max_results" or "token budget"
+	Incomplete   bool        `json:"incomplete,omitempty"` // counting stopped at the count limit
+	Failed       int         `json:"failed,omitempty"`     // files that could not be searched
+	Errors       []FileError `json:"errors,omitempty"`     // why, for the first few of them
+}
+
+// FileError is one file a call could not serve and why.
+type FileError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
 }
 
 // maxCountedMatches bounds how far search keeps counting after its output is
 // full: enough to say "narrow it", cheap enough not to scan forever.
 const maxCountedMatches = 100_000
 
+// maxRegexpInsts bounds the compiled size of a search pattern. Matching
+// costs up to (line bytes × instructions): a typical code search compiles to
+// under 100 instructions, `\pL{1000}` to over 1000.
+const maxRegexpInsts = 2000
+
 // search is the search tool: RE2 over the staged files (each content once;
 // duplicates are not searched twice), grep-style output, capped by
-// max_results lines first and then by the default token budget.
+// max_results lines first and then by the default token budget. With a
+// trigram index, only the files that can hold a match are opened; the answer
+// is the same either way.
 func (s *Server) search(ctx context.Context, sn *snapshot, args SearchArgs) (answer, error) {
 	maxResults := args.MaxResults
 	switch {
@@ -49,9 +66,9 @@ func (s *Server) search(ctx context.Context, sn *snapshot, args SearchArgs) (ans
 	case maxResults < 1 || maxResults > maxMaxResults:
 		return answer{}, fmt.Errorf("%w: max_results %d outside 1..%d", ErrBadRequest, maxResults, maxMaxResults)
 	}
-	re, err := regexp.Compile(args.Pattern)
+	re, tree, err := compilePattern(args.Pattern)
 	if err != nil {
-		return answer{}, fmt.Errorf("%w: pattern is not RE2: %v", ErrBadRequest, err)
+		return answer{}, err
 	}
 	var glob *regexp.Regexp
 	if args.PathGlob != "" {
@@ -59,36 +76,99 @@ func (s *Server) search(ctx context.Context, sn *snapshot, args SearchArgs) (ans
 			return answer{}, err
 		}
 	}
+	var candidate []bool // by search-index id; nil: every file is one
+	if sn.trigrams != nil {
+		if ids, all := sn.trigrams.Candidates(tree); !all {
+			candidate = make([]bool, len(sn.trigrams.Paths()))
+			for _, id := range ids {
+				candidate[id] = true
+			}
+		}
+	}
 
+	stop, release := stopFlag(ctx)
+	defer release()
 	budget := s.opts.DefaultBudget
-	g := grep{re: re, ctxLines: args.ContextLines, maxShown: maxResults, maxChars: s.opts.MaxLineChars,
+	g := grep{ctx: ctx, stop: stop, re: re, ctxLines: args.ContextLines, maxShown: maxResults, maxChars: s.opts.MaxLineChars,
 		counter: s.counter, budget: budget, room: budget - 120} // the tail line stays within the budget too
+	id := -1
 	for _, e := range sn.readable {
-		if !e.Staged || (glob != nil && !glob.MatchString(e.Path)) {
+		if !e.Staged {
+			continue
+		}
+		id++
+		if glob != nil && !glob.MatchString(e.Path) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return answer{}, err
+			return answer{}, g.timeout(err, len(sn.readable))
 		}
 		if g.res.TotalMatches >= maxCountedMatches {
 			g.res.Incomplete = true
 			break
 		}
 		g.res.FilesSearch++
-		if err := g.file(sn, e.Path); err != nil {
-			if errors.Is(err, ErrRefused) {
-				continue // a file planted or swapped after publication is skipped, never followed
+		if candidate != nil && !candidate[id] {
+			continue // holds none of the trigrams a match needs
+		}
+		size := int64(-1)
+		if sn.trigrams != nil {
+			size = sn.trigrams.Size(id)
+		}
+		if err := g.file(sn, e.Path, size); err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return answer{}, g.timeout(ctx.Err(), len(sn.readable))
+			case !errors.Is(readError("", err), ErrRefused) && s.stale(sn):
+				return answer{}, err // a new snapshot replaced this one: withSnapshot reruns the call
 			}
-			return answer{}, openError(e.Path, err)
+			// Removed, swapped or changed since publication: that file is an
+			// error line, the search goes on.
+			g.fail(e.Path, readError(e.Path, err))
 		}
 	}
 	g.res.LeftOut = g.res.TotalMatches - g.res.Matches
+	g.out.WriteString(g.errText.String())
 	g.out.WriteString(g.tail(args, maxResults))
 	return answer{text: g.out.String(), out: g.res}, nil
 }
 
+// compilePattern compiles a search pattern, refusing one whose program is
+// too big to match in bounded time, and returns its syntax tree for the
+// trigram index.
+func compilePattern(pattern string) (*regexp.Regexp, *syntax.Regexp, error) {
+	tree, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: pattern is not RE2: %v", ErrBadRequest, syntaxError(err))
+	}
+	prog, err := syntax.Compile(tree.Simplify())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: pattern is not RE2: %v", ErrBadRequest, syntaxError(err))
+	}
+	if n := len(prog.Inst); n > maxRegexpInsts {
+		return nil, nil, fmt.Errorf("%w: pattern too costly to match: it compiles to %d instructions, at most %d; shorten repetitions such as {1000} or split the search",
+			ErrBadRequest, n, maxRegexpInsts)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: pattern is not RE2: %v", ErrBadRequest, syntaxError(err))
+	}
+	return re, tree, nil
+}
+
+// syntaxError is regexp/syntax's message with the quoted fragment capped.
+func syntaxError(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return se.Code.String() + ": " + echo(se.Expr)
+	}
+	return err.Error()
+}
+
 // grep is one search in progress.
 type grep struct {
+	ctx      context.Context
+	stop     *atomic.Bool // set once ctx is done
 	re       *regexp.Regexp
 	ctxLines int
 	maxShown int
@@ -98,7 +178,34 @@ type grep struct {
 	room     int // tokens left for output lines
 	full     bool
 	out      strings.Builder
+	errText  strings.Builder // error lines, put before the tail
 	res      SearchResult
+}
+
+// maxErrorLines bounds the files listed as errors in one answer.
+const maxErrorLines = 10
+
+// fail records a file that could not be searched as an error line.
+func (g *grep) fail(rel string, err error) {
+	g.res.Failed++
+	if len(g.res.Errors) >= maxErrorLines {
+		return
+	}
+	line := "[error: " + err.Error() + "]\n"
+	if cost := g.counter.Count(line); cost <= g.room {
+		g.room -= cost
+		g.errText.WriteString(line)
+		g.res.Errors = append(g.res.Errors, FileError{Path: rel, Error: err.Error()})
+	}
+}
+
+// timeout is the answer when the deadline passed mid-search.
+func (g *grep) timeout(err error, files int) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("search ran out of time after %d of %d files (%d matching lines so far); narrow path_glob or make the pattern more specific (%w)",
+			g.res.FilesSearch, files, g.res.TotalMatches, err)
+	}
+	return err
 }
 
 type ctxLine struct {
@@ -107,14 +214,18 @@ type ctxLine struct {
 }
 
 // file greps one staged file. Output for a file is built, then counted and
-// kept whole or cut at the last line that fits.
-func (g *grep) file(sn *snapshot, rel string) error {
-	f, _, err := sn.open(rel)
+// kept whole or cut at the last line that fits. size is the file's size when
+// the search index was built, or -1.
+func (g *grep) file(sn *snapshot, rel string, size int64) error {
+	f, fi, err := sn.open(rel)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	lr := newLineReader(f, g.maxChars)
+	if size >= 0 && fi.Size() != size {
+		return fmt.Errorf("%w: %s changed since publication (%d bytes, the index recorded %d)", ErrRefused, echo(rel), fi.Size(), size)
+	}
+	ls := newLineScanner(g.ctx, g.stop, f, g.re, g.maxChars)
 	var (
 		buf      []byte
 		ends     []int
@@ -145,7 +256,7 @@ func (g *grep) file(sn *snapshot, rel string) error {
 		lastOut = n
 	}
 	for {
-		line, cutChars, ok, err := lr.next()
+		line, ok, err := ls.next()
 		if err != nil {
 			return err
 		}
@@ -153,7 +264,7 @@ func (g *grep) file(sn *snapshot, rel string) error {
 			break
 		}
 		num++
-		matched := g.re.Match(line)
+		matched := line.matched
 		if matched {
 			g.res.TotalMatches++
 			if !anyMatch {
@@ -168,12 +279,12 @@ func (g *grep) file(sn *snapshot, rel string) error {
 			// Output is full: only counting from here, but the last shown
 			// match still gets its trailing context.
 			if !g.full && !matched && after > 0 {
-				emit(num, g.display(line, cutChars), false)
+				emit(num, line.text, false)
 				after--
 			}
 			continue
 		}
-		text := g.display(line, cutChars)
+		text := line.text
 		switch {
 		case matched:
 			for _, b := range before {
@@ -216,14 +327,6 @@ func (g *grep) file(sn *snapshot, rel string) error {
 	return nil
 }
 
-// display is a line as shown: cut to maxChars with a marker.
-func (g *grep) display(line []byte, cutChars int) string {
-	if cutChars == 0 {
-		return string(line)
-	}
-	return string(line) + " […line cut: " + strconv.Itoa(cutChars) + " more characters]"
-}
-
 func countTrue(bs []bool) int {
 	n := 0
 	for _, b := range bs {
@@ -239,8 +342,8 @@ func countTrue(bs []bool) int {
 func (g *grep) tail(args SearchArgs, maxResults int) string {
 	r := g.res
 	if r.TotalMatches == 0 {
-		return fmt.Sprintf("[search: no match for %q in %d files; RE2 syntax, case-sensitive (prefix (?i) to ignore case); check path_glob]\n",
-			args.Pattern, r.FilesSearch)
+		return fmt.Sprintf("[search: no match for %s in %d files; RE2 syntax, case-sensitive (prefix (?i) to ignore case); check path_glob]\n",
+			echo(args.Pattern), r.FilesSearch)
 	}
 	if r.LeftOut == 0 {
 		return fmt.Sprintf("[search: %d matching lines in %d files]\n", r.TotalMatches, r.Files)

@@ -134,6 +134,7 @@ func New(out string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.cur = sn
+	s.logWarnings(sn)
 	tokens.Count("warm up") // load the o200k tables now, not in the first request (~40 ms)
 	if s.mcp, err = s.newMCPServer(); err != nil {
 		sn.close()
@@ -176,6 +177,9 @@ func (s *Server) call(ctx context.Context, via, tool string, attrs []slog.Attr, 
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	ans, err := s.withSnapshot(ctx, fn)
+	if err == context.DeadlineExceeded { // bare: say which limit it was
+		err = fmt.Errorf("%s ran out of time after %v (the server's per-call timeout) (%w)", tool, s.opts.RequestTimeout, err)
+	}
 	s.logCall(ctx, via, tool, attrs, start, ans, err)
 	return ans, err
 }

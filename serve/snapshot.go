@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/trigram"
 )
 
 // snapshotID tells two publications of OUT apart. `repoprep run` swaps a whole
@@ -39,6 +43,12 @@ type snapshot struct {
 	tree     *os.Root
 
 	instr instrSet // instructions.json, or why it cannot be used
+	listHash  string                     // sha256 of files.json, hex, as sha256sum prints it
+	published time.Time                  // files.json's modification time
+	trigrams  *trigram.Index             // nil: search reads every file
+	lines     map[string]*lineindex.File // oversize files' line marks, by path
+	warnings  []string                   // index files that could not be used, for the log
+	grams     pathGrams                  // for not-found suggestions, built on the first miss
 
 	refs    int  // requests using it; guarded by Server.mu
 	retired bool // replaced or closed; guarded by Server.mu
@@ -102,7 +112,53 @@ func loadSnapshot(out string) (*snapshot, error) {
 		base := path.Base(p)
 		sn.byBase[base] = append(sn.byBase[base], p)
 	}
+	sum := sha256.Sum256(data)
+	sn.listHash, sn.published = hex.EncodeToString(sum[:]), li.ModTime()
+	sn.loadIndexes(dir)
 	return sn, nil
+}
+
+// loadIndexes loads the search and line indexes when they are present and
+// agree with files.json. They only make answers cheaper, so any trouble
+// leaves them out (with a warning to log) and the answers stay the same.
+func (sn *snapshot) loadIndexes(dir *os.Root) {
+	if data, err := dir.ReadFile(trigram.FileName); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			sn.warnings = append(sn.warnings, fmt.Sprintf("%s unreadable (%v); search reads every file", trigram.FileName, err))
+		}
+	} else if ix, err := trigram.Parse(data); err != nil {
+		sn.warnings = append(sn.warnings, fmt.Sprintf("%s: %v; search reads every file", trigram.FileName, err))
+	} else if !slices.Equal(ix.Paths(), sn.stagedPaths()) {
+		sn.warnings = append(sn.warnings, fmt.Sprintf("%s does not list the staged files of files.json; search reads every file", trigram.FileName))
+	} else {
+		sn.trigrams = ix
+	}
+	if data, err := dir.ReadFile(lineindex.FileName); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			sn.warnings = append(sn.warnings, fmt.Sprintf("%s unreadable (%v); oversize reads scan", lineindex.FileName, err))
+		}
+	} else if ix, err := lineindex.Parse(data); err != nil {
+		sn.warnings = append(sn.warnings, fmt.Sprintf("%v; oversize reads scan", err))
+	} else {
+		sn.lines = make(map[string]*lineindex.File, len(ix.Files))
+		for i := range ix.Files {
+			f := &ix.Files[i]
+			if e := sn.byPath[f.Path]; e != nil && e.Staged && e.Lines == f.Lines {
+				sn.lines[f.Path] = f
+			}
+		}
+	}
+}
+
+// stagedPaths lists the staged paths in order: the ids of the search index.
+func (sn *snapshot) stagedPaths() []string {
+	var out []string
+	for _, e := range sn.readable {
+		if e.Staged {
+			out = append(out, e.Path)
+		}
+	}
+	return out
 }
 
 // canonical returns the staged path that serves e, or "" when e is not
@@ -191,6 +247,14 @@ func (s *Server) install(sn *snapshot) {
 		old.close()
 	}
 	s.log.Info("snapshot reloaded", "out", s.out, "files", len(sn.manifest.Files), "readable", len(sn.readable))
+	s.logWarnings(sn)
+}
+
+// logWarnings logs what loading sn left out.
+func (s *Server) logWarnings(sn *snapshot) {
+	for _, w := range sn.warnings {
+		s.log.Warn("snapshot index not used", "out", s.out, "why", w)
+	}
 }
 
 func (s *Server) isCurrent(id snapshotID) bool {
@@ -245,8 +309,7 @@ func (s *Server) withSnapshot(ctx context.Context, fn func(context.Context, *sna
 		if err != nil {
 			return answer{}, err
 		}
-		ans, err := fn(ctx, sn)
-		s.release(sn)
+		ans, err := s.runPinned(ctx, sn, fn)
 		if err == nil || isClientError(err) || ctx.Err() != nil || attempt == maxSwapRetries {
 			return ans, err
 		}
@@ -258,6 +321,20 @@ func (s *Server) withSnapshot(ctx context.Context, fn func(context.Context, *sna
 			return ans, err
 		}
 	}
+}
+
+// stale reports whether a newer snapshot than sn is being served now.
+func (s *Server) stale(sn *snapshot) bool {
+	s.refresh()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur != sn
+}
+
+// runPinned runs fn on sn and unpins sn however fn ends, a panic included.
+func (s *Server) runPinned(ctx context.Context, sn *snapshot, fn func(context.Context, *snapshot) (answer, error)) (answer, error) {
+	defer s.release(sn)
+	return fn(ctx, sn)
 }
 
 // isDir reports whether name is a directory in the snapshot: some listed

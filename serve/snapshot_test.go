@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,8 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/internal/trigram"
 )
 
 // snap describes a snapshot to publish for a test.
@@ -22,6 +26,7 @@ type snap struct {
 	oversize []string          // staged paths flagged oversize
 	junk     []string          // listed, not staged
 	repoMap  string
+	noIndex  bool // publish without search.index and lines.json, as older runs did
 }
 
 // publish writes s as a complete snapshot directory at out (which must not
@@ -67,6 +72,42 @@ func publish(t testing.TB, out string, s snap) {
 	if err := os.WriteFile(filepath.Join(out, "REPO_MAP.md"), []byte(rm), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if !s.noIndex {
+		writeTestIndexes(t, out, s)
+	}
+}
+
+// writeTestIndexes writes search.index and lines.json for s, as
+// pipeline.writeIndexes does for a run.
+func writeTestIndexes(t testing.TB, out string, s snap) {
+	t.Helper()
+	staged := slices.Sorted(maps.Keys(s.files))
+	files := make([]trigram.File, len(staged))
+	for i, p := range staged {
+		files[i] = trigram.File{Path: p, Open: func() (io.ReadCloser, error) { return os.Open(filepath.Join(out, "tree", filepath.FromSlash(p))) }}
+	}
+	if err := trigram.Build(context.Background(), files, filepath.Join(out, trigram.FileName), out); err != nil {
+		t.Fatal(err)
+	}
+	var ix lineindex.Index
+	for _, p := range staged {
+		if !slices.Contains(s.oversize, p) {
+			continue
+		}
+		lf, err := lineindex.Scan(context.Background(), strings.NewReader(s.files[p]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf.Path = p
+		ix.Files = append(ix.Files, lf)
+	}
+	var buf bytes.Buffer
+	if err := ix.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, lineindex.FileName), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func entryFor(p, content string, oversize bool) manifest.Entry {
@@ -76,10 +117,19 @@ func entryFor(p, content string, oversize bool) manifest.Entry {
 	}
 	return manifest.Entry{
 		Path: p, Size: int64(len(content)), Category: cat, Mime: "text/plain; charset=utf-8",
-		Encoding: "utf-8", Lines: countLines(content), Tokens: tokens.Count(content),
+		Encoding: "utf-8", Lines: countLines(content), Tokens: testTokens(content),
 		Test:   strings.Contains(p, "_test") || strings.HasPrefix(p, "testdata/"),
 		Staged: true, Oversize: oversize, Hash: "blake3:00",
 	}
+}
+
+// testTokens counts small contents exactly and estimates big ones, which
+// would cost seconds to count and which no test lists.
+func testTokens(s string) int {
+	if len(s) > 16<<10 {
+		return len(s) / 4
+	}
+	return tokens.Count(s)
 }
 
 func countLines(s string) int {

@@ -70,7 +70,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	envErr := serveFlags(fs, &opts)
 	fs.StringVar(&addr, "http", serveEnvString("REPOPREP_HTTP", ""), "serve HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of MCP over stdio (env REPOPREP_HTTP)")
 	body, err := serveEnvInt("REPOPREP_MAX_BODY_BYTES", 1<<20)
-	fs.IntVar(&maxBody, "max-body", body, "HTTP request body limit in bytes (env REPOPREP_MAX_BODY_BYTES)")
+	fs.IntVar(&maxBody, "max-body", body, "HTTP request body limit in bytes, and over stdio the longest line (env REPOPREP_MAX_BODY_BYTES)")
 	inFlight, err2 := serveEnvInt("REPOPREP_MAX_IN_FLIGHT", 32)
 	fs.IntVar(&opts.MaxInFlight, "max-in-flight", inFlight, "tool calls running at once before 429 (env REPOPREP_MAX_IN_FLIGHT)")
 	defTimeout, err3 := time.ParseDuration(serveEnvString("REPOPREP_REQUEST_TIMEOUT", "30s"))

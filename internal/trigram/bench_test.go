@@ -1,0 +1,77 @@
+package trigram
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// goSrcFiles lists the Go sources under GOROOT/src: real code nobody here
+// wrote, about 70 MB.
+func goSrcFiles(tb testing.TB, limit int) ([]File, int64) {
+	root := filepath.Join(os.Getenv("GOROOT_SRC"), "")
+	if root == "" {
+		root = "/usr/local/go/src"
+	}
+	var files []File
+	var total int64
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".go" || (limit > 0 && len(files) >= limit) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		total += info.Size()
+		rel, _ := filepath.Rel(root, p)
+		files = append(files, File{Path: filepath.ToSlash(rel), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		return nil
+	})
+	if len(files) == 0 {
+		tb.Skip("no Go sources under " + root)
+	}
+	slices.SortFunc(files, func(a, b File) int {
+		if a.Path < b.Path {
+			return -1
+		}
+		return 1
+	})
+	return files, total
+}
+
+// BenchmarkBuildGoSrc indexes Go's src/ beside a plain read of the same
+// files: the ratio is what the index stage costs over reading the tree.
+func BenchmarkBuildGoSrc(b *testing.B) {
+	files, total := goSrcFiles(b, 0)
+	b.Run("read", func(b *testing.B) {
+		b.SetBytes(total)
+		buf := make([]byte, 64<<10)
+		for b.Loop() {
+			for _, f := range files {
+				rc, _ := f.Open()
+				for {
+					if _, err := rc.Read(buf); err != nil {
+						break
+					}
+				}
+				rc.Close()
+			}
+		}
+	})
+	b.Run("index", func(b *testing.B) {
+		b.SetBytes(total)
+		dir := b.TempDir()
+		for i := 0; b.Loop(); i++ {
+			dst := filepath.Join(dir, "ix")
+			os.Remove(dst)
+			if err := Build(context.Background(), files, dst, dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,200 @@
+package trigram
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func memFiles(contents map[string]string) []File {
+	var files []File
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for k := range contents {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		files = append(files, File{Path: p, Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(contents[p])), nil }})
+	}
+	return files
+}
+
+func build(t testing.TB, files []File) *Index {
+	t.Helper()
+	dir := t.TempDir()
+	dst := filepath.Join(dir, FileName)
+	if err := Build(context.Background(), files, dst, dir); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "trigram-run-*")); len(left) > 0 {
+		t.Errorf("run files left behind: %v", left)
+	}
+	data, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func candidates(t testing.TB, ix *Index, pattern string) (map[string]bool, bool) {
+	t.Helper()
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, all := ix.Candidates(re)
+	out := map[string]bool{}
+	for _, id := range ids {
+		out[ix.Paths()[id]] = true
+	}
+	return out, all
+}
+
+// Every file holding a match of the pattern on some line is a candidate;
+// selective patterns leave most files out.
+func TestCandidatesNeverMissAMatch(t *testing.T) {
+	files, _ := goSrcFiles(t, 150)
+	contents := map[string]string{}
+	for _, f := range files {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		contents[f.Path] = string(b)
+	}
+	contents["zz/case.txt"] = "Hello WORLD\nnaïve café 中文\n"
+	for name, pairs := range map[string]int{"one run": 1 << 30, "many runs": 2000} {
+		t.Run(name, func(t *testing.T) {
+			old := maxPairs
+			maxPairs = pairs
+			defer func() { maxPairs = old }()
+			ix := build(t, memFiles(contents))
+			if got := len(ix.Paths()); got != len(contents) {
+				t.Fatalf("%d paths indexed, want %d", got, len(contents))
+			}
+			for _, pattern := range []string{
+				`func \w+Handler`, `(?i)hello world`, `ErrUnexpectedEOF`, `café|中文`, `^package (main|bytes)$`,
+				`[Cc]opyright 20[0-9]{2}`, `x{3,}`, `no such thing anywhere 123`, `\bEOF\b`, `a.b.c`, `\pL+`, `(?i)WoRlD`,
+			} {
+				cand, all := candidates(t, ix, pattern)
+				re := regexp.MustCompile(pattern)
+				matching := 0
+				for p, c := range contents {
+					hit := slices.ContainsFunc(strings.Split(c, "\n"), re.MatchString)
+					if hit {
+						matching++
+					}
+					if hit && !all && !cand[p] {
+						t.Errorf("%q matches %s, which is not a candidate", pattern, p)
+					}
+				}
+				if pattern == "ErrUnexpectedEOF" && (all || len(cand) > 3*matching+5) {
+					t.Errorf("%q: %d candidates for %d matching files: the index does not narrow", pattern, len(cand), matching)
+				}
+			}
+		})
+	}
+}
+
+func TestParseRefusesDamage(t *testing.T) {
+	files := memFiles(map[string]string{"a.go": "package a\nfunc A() {}\n", "b.go": "package b\n"})
+	dir := t.TempDir()
+	dst := filepath.Join(dir, FileName)
+	if err := Build(context.Background(), files, dst, dir); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(dst)
+	for name, data := range map[string][]byte{
+		"empty":     nil,
+		"truncated": good[:len(good)-5],
+		"flipped":   flip(good, len(magic)+3),
+		"appended":  append(slices.Clone(good), 'x'),
+		"other":     []byte("csearch index 1\n"),
+	} {
+		if _, err := Parse(data); !errors.Is(err, ErrDamaged) {
+			t.Errorf("%s: Parse = %v, want ErrDamaged", name, err)
+		}
+	}
+	if _, err := Parse(good); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	b = slices.Clone(b)
+	b[i] ^= 0x40
+	return b
+}
+
+// Build writes nothing but its file, and fails cleanly when a file cannot
+// be read.
+func TestBuildFailsOnUnreadableFile(t *testing.T) {
+	dir := t.TempDir()
+	files := []File{{Path: "gone.txt", Open: func() (io.ReadCloser, error) { return nil, os.ErrNotExist }}}
+	err := Build(context.Background(), files, filepath.Join(dir, FileName), dir)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "gone.txt") {
+		t.Errorf("Build = %v, want a not-exist error naming gone.txt", err)
+	}
+}
+
+// FuzzParse: no byte string makes Parse or a query panic or read out of
+// bounds; a damaged index is an error, a parsed one answers queries.
+func FuzzParse(f *testing.F) {
+	files := memFiles(map[string]string{"a.go": "package a\nfunc A() {}\n", "b.go": "package b\nvar x = 1\n"})
+	dir := f.TempDir()
+	dst := filepath.Join(dir, FileName)
+	if err := Build(context.Background(), files, dst, dir); err != nil {
+		f.Fatal(err)
+	}
+	good, _ := os.ReadFile(dst)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte(magic + strings.Repeat("\x00", 80) + endMagic))
+	re, _ := syntax.Parse(`package \w`, syntax.Perl)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix, err := Parse(data)
+		if err != nil {
+			if !errors.Is(err, ErrDamaged) {
+				t.Fatalf("Parse error %v is not ErrDamaged", err)
+			}
+			return
+		}
+		ids, _ := ix.Candidates(re)
+		for _, id := range ids {
+			if int(id) >= len(ix.Paths()) {
+				t.Fatalf("candidate %d out of %d paths", id, len(ix.Paths()))
+			}
+		}
+	})
+}
+
+func Example() {
+	dir, _ := os.MkdirTemp("", "trigram")
+	defer os.RemoveAll(dir)
+	files := memFiles(map[string]string{"a.go": "func ServeHTTP()\n", "b.go": "func main()\n"})
+	Build(context.Background(), files, filepath.Join(dir, FileName), dir)
+	data, _ := os.ReadFile(filepath.Join(dir, FileName))
+	ix, _ := Parse(data)
+	re, _ := syntax.Parse(`Serve\w+`, syntax.Perl)
+	ids, all := ix.Candidates(re)
+	for _, id := range ids {
+		fmt.Println(ix.Paths()[id])
+	}
+	fmt.Println(all, bytes.HasPrefix(data, []byte(magic)))
+	// Output:
+	// a.go
+	// false true
+}

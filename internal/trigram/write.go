@@ -1,0 +1,389 @@
+// Package trigram owns OUT/search.index: for every staged file, the set of
+// three-byte sequences it contains, so that a search can open only the files
+// that can match (google/codesearch's design: Russ Cox, "Regular Expression
+// Matching with a Trigram Index").
+//
+// The query side is codesearch's own planner (index.RegexpQuery), which
+// turns a regular expression into the trigrams any match must contain. The
+// file is written and read here: codesearch's writer and reader end the
+// process with log.Fatal on a write error or a damaged index, share global
+// sort buffers between writers, and put their temporary files in $TMPDIR,
+// none of which a pipeline that must fail cleanly or a long-running server
+// can accept.
+//
+// File layout (integers are unsigned varints unless said otherwise):
+//
+//	"repoprep trigram index v1\n"
+//	files:    count, then per file: path length, path, staged size in bytes
+//	postings: per trigram, ascending: file-id deltas (first is id+1)
+//	table:    per trigram, ascending: 3 trigram bytes, file count, posting bytes
+//	footer:   5 × uint64 big-endian: files, postings, table offsets, trigram
+//	          count, CRC-32 (IEEE) of every byte before it
+//	"\nrepoprep trigram end\n"
+package trigram
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// FileName is the index's name in OUT.
+const FileName = "search.index"
+
+const (
+	magic      = "repoprep trigram index v1\n"
+	endMagic   = "\nrepoprep trigram end\n"
+	footerSize = 5*8 + len(endMagic)
+)
+
+// maxPairs bounds the (trigram, file) pairs held in memory while building
+// (8 bytes each, twice while sorting): past it they are flushed to a run
+// file and merged at the end, so memory does not grow with the tree. Go's
+// src/ makes about 9 million. A variable so tests can force many runs.
+var maxPairs = 4 << 20
+
+// File is one file to index: its name in the index and how to read it.
+type File struct {
+	Path string
+	Open func() (io.ReadCloser, error)
+}
+
+// Build indexes files, in the given order (their ids), and writes the index
+// to dst. Temporary run files go in tmpDir and are removed before it
+// returns. A file that cannot be read fails the build: the index must list
+// exactly the staged files.
+func Build(ctx context.Context, files []File, dst, tmpDir string) (err error) {
+	b := &builder{seen: make([]uint64, 1<<24/64), tmpDir: tmpDir}
+	defer b.removeRuns()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	w := &countingWriter{w: bufio.NewWriterSize(out, 256<<10), crc: crc32.NewIEEE()}
+
+	w.write([]byte(magic))
+	filesOff := w.n
+	w.uvarint(uint64(len(files)))
+	buf := make([]byte, 64<<10)
+	for id, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		size, err := b.add(uint32(id), f, buf)
+		if err != nil {
+			return fmt.Errorf("index %s: %w", f.Path, err)
+		}
+		w.uvarint(uint64(len(f.Path)))
+		w.write([]byte(f.Path))
+		w.uvarint(uint64(size))
+		if len(b.post) >= maxPairs {
+			if err := b.flushRun(); err != nil {
+				return err
+			}
+		}
+	}
+	postingsOff := w.n
+	table, err := b.merge(ctx, w)
+	if err != nil {
+		return err
+	}
+	tableOff := w.n
+	w.write(table)
+	var foot [5 * 8]byte
+	binary.BigEndian.PutUint64(foot[0:], uint64(filesOff))
+	binary.BigEndian.PutUint64(foot[8:], uint64(postingsOff))
+	binary.BigEndian.PutUint64(foot[16:], uint64(tableOff))
+	binary.BigEndian.PutUint64(foot[24:], uint64(b.trigrams))
+	w.write(foot[:32])
+	binary.BigEndian.PutUint64(foot[32:], uint64(w.crc.Sum32()))
+	w.write(foot[32:])
+	w.write([]byte(endMagic))
+	if w.err != nil {
+		return w.err
+	}
+	return w.w.Flush()
+}
+
+type builder struct {
+	post     []uint64 // (trigram<<32 | id) pairs, appended in id order
+	sortTmp  []uint64
+	seen     []uint64 // bitmap of trigrams seen in the current file
+	touched  []uint32 // trigrams set in seen, to clear it
+	runs     []string // flushed run files, in id order
+	tmpDir   string
+	trigrams int // distinct trigrams written
+}
+
+// add reads one file and records each distinct trigram in it.
+func (b *builder) add(id uint32, f File, buf []byte) (int64, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	var (
+		tv   uint32
+		size int64
+	)
+	for {
+		n, err := rc.Read(buf)
+		for _, c := range buf[:n] {
+			tv = (tv<<8 | uint32(c)) & (1<<24 - 1)
+			size++
+			if size < 3 {
+				continue
+			}
+			if w, bit := tv/64, uint64(1)<<(tv%64); b.seen[w]&bit == 0 {
+				b.seen[w] |= bit
+				b.touched = append(b.touched, tv)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	for _, t := range b.touched {
+		b.seen[t/64] = 0
+		b.post = append(b.post, uint64(t)<<32|uint64(id))
+	}
+	b.touched = b.touched[:0]
+	return size, nil
+}
+
+// sortPost orders the pairs by trigram, keeping id order within one: two
+// stable 12-bit radix passes over the trigram bits (codesearch's sort).
+func (b *builder) sortPost() {
+	const k = 12
+	if cap(b.sortTmp) < len(b.post) {
+		b.sortTmp = make([]uint64, len(b.post))
+	}
+	src, dst := b.post, b.sortTmp[:len(b.post)]
+	for _, shift := range []uint{32, 32 + k} {
+		var count [1 << k]int
+		for _, p := range src {
+			count[p>>shift&(1<<k-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, p := range src {
+			r := p >> shift & (1<<k - 1)
+			dst[count[r]] = p
+			count[r]++
+		}
+		src, dst = dst, src
+	}
+	// Two passes: the sorted pairs are back in b.post.
+}
+
+// groups calls fn for each trigram of the sorted pairs with its count and
+// delta-encoded ids (the first is id+1).
+func (b *builder) groups(fn func(t uint32, count uint32, data []byte) error) error {
+	var data []byte
+	for i := 0; i < len(b.post); {
+		t := uint32(b.post[i] >> 32)
+		data = data[:0]
+		last, n := int64(-1), uint32(0)
+		for ; i < len(b.post) && uint32(b.post[i]>>32) == t; i++ {
+			id := int64(uint32(b.post[i]))
+			data = binary.AppendUvarint(data, uint64(id-last))
+			last = id
+			n++
+		}
+		if err := fn(t, n, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushRun writes the pairs held in memory to a run file, grouped by
+// trigram, and empties them. A run's lists start from id -1, so the merge
+// can decode each on its own.
+func (b *builder) flushRun() error {
+	f, err := os.CreateTemp(b.tmpDir, "trigram-run-*")
+	if err != nil {
+		return err
+	}
+	b.runs = append(b.runs, f.Name())
+	w := bufio.NewWriterSize(f, 256<<10)
+	b.sortPost()
+	var hdr []byte
+	b.groups(func(t, count uint32, data []byte) error {
+		hdr = append(hdr[:0], byte(t>>16), byte(t>>8), byte(t))
+		hdr = binary.AppendUvarint(hdr, uint64(count))
+		hdr = binary.AppendUvarint(hdr, uint64(len(data)))
+		w.Write(hdr)
+		w.Write(data)
+		return nil
+	})
+	b.post = b.post[:0]
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (b *builder) removeRuns() {
+	for _, r := range b.runs {
+		os.Remove(r)
+	}
+}
+
+// run is one flushed run being merged.
+type run struct {
+	r     *bufio.Reader
+	f     *os.File
+	tri   uint32
+	count uint32
+	data  []byte
+	done  bool
+}
+
+func (r *run) next() error {
+	var t [3]byte
+	if _, err := io.ReadFull(r.r, t[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			r.done = true
+			return nil
+		}
+		return err
+	}
+	r.tri = uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])
+	count, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return err
+	}
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		return err
+	}
+	r.count = uint32(count)
+	r.data = slices.Grow(r.data[:0], int(n))[:n]
+	_, err = io.ReadFull(r.r, r.data)
+	return err
+}
+
+// merge writes every trigram's whole posting list, ascending, and returns
+// the table that indexes them. Runs hold increasing id ranges, so a
+// trigram's list is its lists from each run in order, re-based.
+func (b *builder) merge(ctx context.Context, w *countingWriter) ([]byte, error) {
+	var runs []*run
+	defer func() {
+		for _, r := range runs {
+			r.f.Close()
+		}
+	}()
+	if len(b.runs) > 0 {
+		if err := b.flushRun(); err != nil { // the rest joins the runs
+			return nil, err
+		}
+		for _, name := range b.runs {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, err
+			}
+			r := &run{f: f, r: bufio.NewReaderSize(f, 64<<10)}
+			runs = append(runs, r)
+			if err := r.next(); err != nil {
+				return nil, fmt.Errorf("read %s: %w", filepath.Base(name), err)
+			}
+		}
+	}
+	var table, post []byte
+	emit := func(t uint32, count uint32, data []byte) {
+		table = append(table, byte(t>>16), byte(t>>8), byte(t))
+		table = binary.AppendUvarint(table, uint64(count))
+		table = binary.AppendUvarint(table, uint64(len(data)))
+		w.write(data)
+		b.trigrams++
+	}
+	if len(runs) == 0 { // everything fit in memory
+		b.sortPost()
+		b.groups(func(t, count uint32, data []byte) error { emit(t, count, data); return nil })
+		return table, w.err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lowest, any := uint32(0), false
+		for _, r := range runs {
+			if !r.done && (!any || r.tri < lowest) {
+				lowest, any = r.tri, true
+			}
+		}
+		if !any {
+			return table, w.err
+		}
+		post = post[:0]
+		last, count := int64(-1), uint32(0)
+		for _, r := range runs {
+			if r.done || r.tri != lowest {
+				continue
+			}
+			id, data := int64(-1), r.data
+			for len(data) > 0 {
+				d, n := binary.Uvarint(data)
+				if n <= 0 {
+					return nil, errors.New("damaged trigram run file")
+				}
+				data = data[n:]
+				id += int64(d)
+				post = binary.AppendUvarint(post, uint64(id-last))
+				last = id
+			}
+			count += r.count
+			if err := r.next(); err != nil {
+				return nil, err
+			}
+		}
+		emit(lowest, count, post)
+	}
+}
+
+// countingWriter tracks the offset and checksum of what it writes and keeps
+// the first error, so the layout code reads straight through.
+type countingWriter struct {
+	w   *bufio.Writer
+	crc interface {
+		io.Writer
+		Sum32() uint32
+	}
+	n   int64
+	err error
+	tmp []byte
+}
+
+func (c *countingWriter) write(p []byte) {
+	if c.err != nil {
+		return
+	}
+	c.crc.Write(p)
+	_, c.err = c.w.Write(p)
+	c.n += int64(len(p))
+}
+
+func (c *countingWriter) uvarint(v uint64) {
+	c.tmp = binary.AppendUvarint(c.tmp[:0], v)
+	c.write(c.tmp)
+}
