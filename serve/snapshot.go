@@ -42,7 +42,7 @@ type snapshot struct {
 	repoMap  string
 	tree     *os.Root
 
-	instr instrSet // instructions.json, or why it cannot be used
+	instr     instrSet                   // instructions.json, or why it cannot be used
 	listHash  string                     // sha256 of files.json, hex, as sha256sum prints it
 	published time.Time                  // files.json's modification time
 	trigrams  *trigram.Index             // nil: search reads every file
