@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // The publication tests need a second process: one that holds the lock, or
@@ -125,32 +123,5 @@ func TestSecondRunRefused(t *testing.T) {
 	}
 	if treeState(t, out) != before {
 		t.Fatal("the refused run changed the snapshot")
-	}
-}
-
-// TestRemoveLeftoversOnlyOwn: cleaning up after killed runs of OUT "out"
-// must not touch what belongs to an OUT named "out.tmp-x" (its live lock,
-// its temporary snapshot) or to any other name.
-func TestRemoveLeftoversOnlyOwn(t *testing.T) {
-	parent := t.TempDir()
-	testkit.WriteTree(t, parent, map[string]string{
-		".out.tmp-123/tree/a":       "x",
-		".out.tmp-4567.old/f":       "x",
-		".out.tmp-x.lock":           "pid 1",
-		".out.tmp-x.tmp-456/tree/a": "x",
-		".outer.tmp-1/f":            "x",
-		".out.lock":                 "pid 2",
-	})
-	if err := removeLeftovers(filepath.Join(parent, "out")); err != nil {
-		t.Fatal(err)
-	}
-	for name, kept := range map[string]bool{
-		".out.tmp-123": false, ".out.tmp-4567.old": false,
-		".out.tmp-x.lock": true, ".out.tmp-x.tmp-456": true, ".outer.tmp-1": true, ".out.lock": true,
-	} {
-		_, err := os.Stat(filepath.Join(parent, name))
-		if (err == nil) != kept {
-			t.Errorf("%s: exists = %v, want %v", name, err == nil, kept)
-		}
 	}
 }

@@ -61,6 +61,7 @@ func (r *run) report(res *Result) Report {
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
 		Pruned: len(res.Manifest.Pruned), Stages: r.stages, Tools: toolVersions(),
+		ATimeNotKept: r.src.ATimeMoved(),
 	}
 	for _, e := range res.Manifest.Files {
 		rep.Files++

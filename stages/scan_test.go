@@ -11,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
 func TestScanPrunesExcludedDirs(t *testing.T) {
@@ -216,19 +220,34 @@ func TestEscapeName(t *testing.T) {
 	}
 }
 
+// TestScanSkip: OUT, its lock and temporary snapshots are passed over by
+// identity (device and inode); files of the input that merely share their
+// names are scanned like any other (a repository holding ".staging.tmp-42/"
+// or ".staging.notes" lost them from files.json when the skip went by
+// name).
 func TestScanSkip(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"a.go": "package a\n", "staging/files.json": "{}", ".staging.lock": "pid 1",
-		".staging.tmp-123/x": "x", ".stagingx": "kept",
+		".staging.tmp-123/x": "x", ".staging.tmp-42/y.go": "package y\n", ".staging.notes": "kept", ".stagingx": "kept",
 	})
-	skip := func(rel string) bool {
-		return rel == "staging" || strings.HasPrefix(rel, ".staging.")
+	skip := map[dirfd.ID]bool{}
+	for _, name := range []string{"staging", ".staging.lock", ".staging.tmp-123"} {
+		skip[idOf(t, filepath.Join(dir, name))] = true
 	}
 	recs, pruned := scanDir(t, dir, ScanOptions{Skip: skip})
-	if got := keys(recs); !slices.Equal(got, []string{".stagingx", "a.go"}) || len(pruned) != 0 {
-		t.Errorf("scanned %q pruned %v, want only .stagingx and a.go", got, pruned)
+	if got, want := keys(recs), []string{".staging.notes", ".staging.tmp-42/y.go", ".stagingx", "a.go"}; !slices.Equal(got, want) || len(pruned) != 0 {
+		t.Errorf("scanned %q pruned %v, want %q", got, pruned, want)
 	}
+}
+
+func idOf(t testing.TB, name string) dirfd.ID {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Lstat(name, &st); err != nil {
+		t.Fatal(err)
+	}
+	return dirfd.IDOf(&st)
 }
 
 // TestIgnoreMatchesGit compares the scan's .gitignore handling with
@@ -291,7 +310,8 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		t.Fatalf("git check-ignore found only %d ignored paths; the fixture is broken", len(gitIgnored))
 	}
 
-	recs, pruned := scanDir(t, dir, ScanOptions{Skip: func(rel string) bool { return rel == ".git" }})
+	skipGit := map[dirfd.ID]bool{idOf(t, filepath.Join(dir, ".git")): true}
+	recs, pruned := scanDir(t, dir, ScanOptions{Skip: skipGit})
 	for _, f := range all {
 		ours := false
 		if r := recs[f]; r != nil {
@@ -313,7 +333,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 	}
 
 	// --no-ignore scans everything.
-	recs, pruned = scanDir(t, dir, ScanOptions{NoIgnore: true, Skip: func(rel string) bool { return rel == ".git" }})
+	recs, pruned = scanDir(t, dir, ScanOptions{NoIgnore: true, Skip: skipGit})
 	if len(pruned) != 0 || len(recs) != len(all) {
 		t.Errorf("--no-ignore: %d records, %d pruned; want %d and 0", len(recs), len(pruned), len(all))
 	}
