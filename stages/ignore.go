@@ -207,7 +207,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // missing file, a symlink (git does not follow a symlinked .gitignore
 // either) or anything but a regular file adds nothing; a resource failure
 // is returned.
-func readIgnoreAt(at dirfd.At, name string, domain []string) ([]ignorePattern, error) {
+func readIgnoreAt(at dirfd.At, name string, domain func() []string) ([]ignorePattern, error) {
 	f, err := at.OpenFile(name, dirfd.ID{})
 	if err != nil {
 		if dirfd.IsResource(err) {
@@ -216,7 +216,7 @@ func readIgnoreAt(at dirfd.At, name string, domain []string) ([]ignorePattern, e
 		return nil, nil
 	}
 	defer f.Close()
-	ps, err := parseIgnore(f, domain)
+	ps, err := parseIgnore(f, domain())
 	if err != nil && dirfd.IsResource(err) {
 		return nil, err
 	}

@@ -40,6 +40,11 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	// from readdir and are never "..", unsafe names are never staged, and
 	// O_EXCL refuses anything already at the final name.
 	name := e.treePath(rec)
+	if len(name) >= syscall.PathMax {
+		// Said at once: MkdirAll would walk the path back up to where it
+		// fits, statting at each level, quadratic in the depth.
+		return e.writeFailed(rec, &fs.PathError{Op: "mkdir", Path: name, Err: syscall.ENAMETOOLONG})
+	}
 	if dir := path.Dir(rec.Path); dir != "." {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return e.writeFailed(rec, err)

@@ -152,10 +152,12 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		if w.opts.NoIgnore {
 			return nil
 		}
-		var domain []string
-		if s.parent != nil {
-			domain = s.comps("")
-			domain = domain[:len(domain)-1]
+		domain := func() []string { // built only when an ignore file exists: it costs the depth
+			if s.parent == nil {
+				return nil
+			}
+			c := s.comps("")
+			return c[:len(c)-1]
 		}
 		for _, name := range []string{".gitignore", ".ignore"} {
 			ps, err := readIgnoreAt(at, name, domain)
@@ -186,9 +188,16 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			break
 		}
 	}
-	dirPath := "" // built once, for the files of this directory
-	if len(ents) > 0 {
-		dirPath = s.path("")
+	// This directory's path costs its depth to build: only files and pruned
+	// directories need it, so a chain of directories holding one directory
+	// each never builds it.
+	var dirPath string
+	built := false
+	join := func(name string) string {
+		if !built {
+			dirPath, built = s.path(""), true
+		}
+		return joinSlash(dirPath, name)
 	}
 	for _, e := range ents {
 		nameEsc, nameUnsafe := EscapeName(e.name)
@@ -199,9 +208,9 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			all := ign.match(s.vi.all, e.name, true, false, comps)
 			switch {
 			case w.opts.Rules.ExcludeDirs[e.name], hasManifest && w.opts.Rules.OutputDirs[e.name]:
-				w.prune(joinSlash(dirPath, nameEsc), "excluded-dir")
+				w.prune(join(nameEsc), "excluded-dir")
 			case all.exclude:
-				w.prune(joinSlash(dirPath, nameEsc), "ignored")
+				w.prune(join(nameEsc), "ignored")
 			default:
 				child := &dirNode{
 					parent: s, d: s.d.Child(e.name, dirfd.IDOf(&e.st)), esc: nameEsc, unsafe: unsafe, ign: ign,
@@ -217,7 +226,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			continue
 		}
 		ignored := ign.match(s.vi.plain, e.name, false, true, comps).exclude
-		rec, err := w.record(s.d, e, joinSlash(dirPath, nameEsc), unsafe, ignored)
+		rec, err := w.record(s.d, e, join(nameEsc), unsafe, ignored)
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", rec.Path, err)
 		}
