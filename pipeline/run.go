@@ -242,7 +242,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t = r.timer("write", nil)
 	m := buildManifest(recs, pruned)
 	res := &Result{Manifest: m, Findings: toPathFindings(findings)}
-	if err := r.writeOutputs(tree, res); err != nil {
+	if err := r.writeOutputs(ctx, tree, res); err != nil {
 		return nil, err
 	}
 	t(nil)

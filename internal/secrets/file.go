@@ -54,6 +54,13 @@ func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) 
 	return found, nil
 }
 
+// ScanReader scans r as ScanFileAs scans a file, without redacting, for a
+// caller that reads through its own reader (one that stops when a run is
+// cancelled, say).
+func (s *Scanner) ScanReader(r io.Reader, path string) ([]Finding, error) {
+	return s.scanReader(r, s.pathSkips(path), chunkBytes)
+}
+
 // pathSkips marks the rules whose path allowlist covers path; nil when none
 // does, or when path is "" (scan for every rule; the caller judges paths).
 func (s *Scanner) pathSkips(path string) []bool {
@@ -192,7 +199,9 @@ func redactFile(name string, fs []Finding) (err error) {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".redact-*")
+	// A short name of its own: name's base may already be 255 bytes
+	// (NAME_MAX), and any suffix on it would not fit.
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".redact-*")
 	if err != nil {
 		return err
 	}
