@@ -142,6 +142,18 @@ func lockProblem(st *unix.Stat_t) string {
 	return ""
 }
 
+// check errs when the lock's name no longer holds the locked file: someone
+// removed or replaced it during the run, so another run may have taken a
+// lock of its own and be publishing; this one must stand down rather than
+// publish beside it.
+func (l *outLock) check() error {
+	var st unix.Stat_t
+	if err := unix.Lstat(l.path, &st); err != nil || dirfd.IDOf(&st) != l.id {
+		return fmt.Errorf("lock %s was removed or replaced during the run; another run may be publishing to %s, so this one does not", l.path, l.out)
+	}
+	return nil
+}
+
 // readHolder returns the first line of the lock file: who holds it.
 func readHolder(f *os.File) (string, error) {
 	b := make([]byte, 512)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,10 +18,13 @@ import (
 // The publication tests need a second process: one that holds the lock, or
 // one to kill. The test binary re-runs itself in child mode for that.
 const (
-	childSrc   = "REPOPREP_TEST_CHILD_SRC"
-	childOut   = "REPOPREP_TEST_CHILD_OUT"
-	childBlock = "REPOPREP_TEST_CHILD_BLOCK" // stage at which the child stops and waits
-	childReady = "REPOPREP_TEST_CHILD_READY" // file the child creates once it waits
+	childSrc    = "REPOPREP_TEST_CHILD_SRC"
+	childOut    = "REPOPREP_TEST_CHILD_OUT"
+	childBlock  = "REPOPREP_TEST_CHILD_BLOCK"  // stage at which the child stops and waits
+	childReady  = "REPOPREP_TEST_CHILD_READY"  // file the child creates once it waits
+	childGo     = "REPOPREP_TEST_CHILD_GO"     // file whose appearance lets a waiting child go on; unset: wait for ever
+	childNoFile = "REPOPREP_TEST_CHILD_NOFILE" // RLIMIT_NOFILE for the run
+	childCrash  = "REPOPREP_TEST_CHILD_CRASH"  // "between-renames": no RENAME_EXCHANGE, SIGKILL after moving OUT aside
 )
 
 func TestMain(m *testing.M) {
@@ -31,9 +35,21 @@ func TestMain(m *testing.M) {
 }
 
 func childRun(src string) int {
-	opts := Options{Root: src, OutDir: os.Getenv(childOut), Workers: 2, MaxTextBytes: 1024}
+	opts := Options{Root: src, OutDir: os.Getenv(childOut), Workers: 2, MaxTextBytes: 1024,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if stage := os.Getenv(childBlock); stage != "" {
-		opts.Progress = blockAt{stage, os.Getenv(childReady)}
+		opts.Progress = blockAt{stage, os.Getenv(childReady), os.Getenv(childGo)}
+	}
+	if os.Getenv(childCrash) == "between-renames" {
+		renameExchange = func(string, string) error { return syscall.EINVAL }
+		afterMoveAside = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
+	}
+	if n, err := strconv.ParseUint(os.Getenv(childNoFile), 10, 64); err == nil {
+		lim := syscall.Rlimit{Cur: n, Max: n}
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			fmt.Fprintln(os.Stderr, "child: setrlimit:", err)
+			return 2
+		}
 	}
 	if _, err := Run(context.Background(), opts); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
@@ -42,13 +58,23 @@ func childRun(src string) int {
 	return 0
 }
 
-// blockAt stops the run for good when a stage starts, after saying so.
-type blockAt struct{ stage, ready string }
+// blockAt stops the run when a stage starts, after saying so, until the
+// file goOn appears (for good when goOn is "").
+type blockAt struct{ stage, ready, goOn string }
 
 func (b blockAt) Stage(name string, _ int) {
-	if name == b.stage {
-		os.WriteFile(b.ready, []byte("ready"), 0o644)
+	if name != b.stage {
+		return
+	}
+	os.WriteFile(b.ready, []byte("ready"), 0o644)
+	if b.goOn == "" {
 		select {}
+	}
+	for {
+		if _, err := os.Stat(b.goOn); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 func (blockAt) Add(int) {}
@@ -56,11 +82,11 @@ func (blockAt) Done()   {}
 
 // startBlockedChild starts a run in another process and waits until it
 // holds the lock and has begun its temporary snapshot.
-func startBlockedChild(t *testing.T, src, out string) *exec.Cmd {
+func startBlockedChild(t *testing.T, src, out string, env ...string) *exec.Cmd {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=normalize", childReady+"="+ready)
+	cmd.Env = append(append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=normalize", childReady+"="+ready), env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -94,6 +94,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
+	if err := lock.check(); err != nil {
+		return nil, err
+	}
 	old, err := publish(tmp, opts.OutDir, lock)
 	if err != nil {
 		return nil, err
