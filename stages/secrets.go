@@ -130,15 +130,34 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 	return out, nil
 }
 
-// scanStaged scans one staged copy for every rule, reading through a
-// reader that stops once ctx is done.
+// scanStaged scans one staged copy for every rule. The scanner stops
+// between reads and keyword windows once ctx is done, but one regular
+// expression over one window cannot be interrupted, and on a 200 MB line
+// dense with keywords a window is a 32 MiB line that takes seconds: so a
+// cancelled run does not wait for it. The scan goes on in the background
+// until that window is done and its result is dropped; the file it reads
+// may be removed meanwhile (an open file outlives its name).
 func scanStaged(ctx context.Context, sc *secrets.Scanner, name string) ([]secrets.Finding, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return sc.ScanReader(&sourceReader{ctx: ctx, r: f}, "")
+	type result struct {
+		fs  []secrets.Finding
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer f.Close()
+		fs, err := sc.ScanReader(ctx, &sourceReader{ctx: ctx, r: f}, "")
+		done <- result{fs, err}
+	}()
+	select {
+	case r := <-done:
+		return r.fs, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // maxCountBytes bounds one token count in remeasure: a 200 MB line is
