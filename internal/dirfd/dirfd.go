@@ -299,12 +299,12 @@ func (t *Tree) openat(pfd int, name string, flags int) (int, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') {
 		return -1, unix.EINVAL // a component, never a path
 	}
-	open := func(flags int) (int, error) {
-		flags |= unix.O_NOFOLLOW | unix.O_NOCTTY
+	open := func(noATime int) (int, error) {
+		f := flags | noATime | unix.O_NOFOLLOW | unix.O_NOCTTY
 		if t.openat2 {
-			return unix.Openat2(pfd, name, &unix.OpenHow{Flags: uint64(flags), Resolve: resolveFlags})
+			return unix.Openat2(pfd, name, &unix.OpenHow{Flags: uint64(f), Resolve: resolveFlags})
 		}
-		return unix.Openat(pfd, name, flags, 0)
+		return unix.Openat(pfd, name, f, 0)
 	}
 	fd, err := openNoATime(open, t.atimeRefused)
 	if (err == unix.EMFILE || err == unix.ENFILE) && t.shed() {
@@ -321,8 +321,9 @@ func (t *Tree) atimeRefused() {
 }
 
 // openNoATime opens with O_NOATIME and, when the kernel refuses it (EPERM:
-// not the file's owner), without, telling refused.
-func openNoATime(open func(flags int) (int, error), refused func()) (int, error) {
+// not the file's owner), without, telling refused. open gets the flag to
+// add, O_NOATIME or 0.
+func openNoATime(open func(noATime int) (int, error), refused func()) (int, error) {
 	for {
 		fd, err := open(unix.O_NOATIME)
 		if err == unix.EINTR {
