@@ -478,12 +478,12 @@ func (v *verifier) preview(tree *os.Root, name, want string) {
 type staged struct {
 	hash  string
 	lines int
-	// The token count files.json records lies between these. Counting
-	// line by line (how a redacted copy is re-measured) gives the high
-	// bound; counting the whole text (cut only at newlines past 1 MiB)
-	// the low one; normalize's 64 KiB line-aligned batches fall between
-	// (all 9,079 text files of GOROOT/src). Each forced cut of a line
-	// longer than 1 MiB can move a count by a token or two either way.
+	// The token count files.json records lies between these. The whole
+	// text's count (cut only at newlines past 1 MiB) is the low bound;
+	// normalize's 64 KiB line-aligned batches and the line-by-line count
+	// of a redacted copy are above it by at most one token a line (all
+	// 9,696 text files of GOROOT/src). Each forced cut of a line longer
+	// than 1 MiB can move a count by a token or two either way.
 	tokensLow, tokensHigh int
 }
 
@@ -494,7 +494,8 @@ const maxTokenBatchBytes = 1 << 20
 
 // measureStaged streams one staged file once: BLAKE3 over its bytes, lines
 // as the staged files count them (newlines, plus one for a last line
-// without one) and the token bounds. Safe for concurrent use.
+// without one) and the token bounds, with one count of the text. Safe for
+// concurrent use.
 func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, error) {
 	f, err := tree.Open(filepath.FromSlash(name))
 	if err != nil {
@@ -506,7 +507,7 @@ func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, err
 	defer hashBufs.Put(br)
 	br.Reset(io.TeeReader(ctxReader{ctx, f}, h))
 	var c staged
-	var line, batch []byte
+	var batch []byte
 	cuts := 0
 	countBatch := func(final bool) {
 		cut := len(batch)
@@ -521,20 +522,15 @@ func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, err
 		c.tokensLow += tokens.Count(string(batch[:cut]))
 		batch = append(batch[:0], batch[cut:]...)
 	}
+	var last byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		batch = append(batch, chunk...)
-		switch {
-		case len(chunk) > 0 && chunk[len(chunk)-1] == '\n', err == io.EOF && len(line) > 0:
-			c.lines++
-			c.tokensHigh += tokens.Count(string(line))
-			line = line[:0]
-		case len(line) >= maxTokenBatchBytes:
-			cut := runeCut(line)
-			c.tokensHigh += tokens.Count(string(line[:cut]))
-			line = append(line[:0], line[cut:]...)
-			cuts++
+		if len(chunk) > 0 {
+			batch = append(batch, chunk...)
+			last = chunk[len(chunk)-1]
+			if last == '\n' {
+				c.lines++
+			}
 		}
 		if len(batch) >= maxTokenBatchBytes {
 			countBatch(false)
@@ -546,9 +542,12 @@ func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, err
 			return staged{}, err
 		}
 	}
+	if last != 0 && last != '\n' {
+		c.lines++
+	}
 	countBatch(true)
+	c.tokensHigh = c.tokensLow + c.lines + 2*cuts
 	c.tokensLow -= 2 * cuts
-	c.tokensHigh += 2 * cuts
 	c.hash = "blake3:" + hex.EncodeToString(h.Sum(nil))
 	return c, nil
 }
