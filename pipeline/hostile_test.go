@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -69,19 +70,7 @@ func TestUnreadableFile(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(filepath.Join(src, "locked-dir"), 0o755) })
 
 	out := filepath.Join(outParent, "out")
-	// The test binary sits in a build dir nobody cannot enter: copy it out.
-	bin := filepath.Join(base, "pipeline.test")
-	self, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^$")
-	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	if b, err := cmd.CombinedOutput(); err != nil {
+	if b, err := runAsNobody(t, base, src, out); err != nil {
 		t.Fatalf("run as nobody failed: %v\n%s", err, b)
 	}
 	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
@@ -134,5 +123,102 @@ func TestRefusalsBesideStagedFiles(t *testing.T) {
 		if res.Report.Staged != 300 {
 			t.Fatalf("staged %d files, want the 300 PEM files", res.Report.Staged)
 		}
+	}
+}
+
+// runAsNobody runs the pipeline on src in a child process as nobody and
+// returns its combined output. base must be a directory nobody can enter.
+func runAsNobody(t *testing.T, base, src, out string) ([]byte, error) {
+	t.Helper()
+	// The test binary sits in a build dir nobody cannot enter: copy it out.
+	bin := filepath.Join(base, "pipeline.test")
+	if _, err := os.Stat(bin); err != nil {
+		self, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, self, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	return cmd.CombinedOutput()
+}
+
+// nobodyBase makes a temporary directory nobody can traverse, with an
+// output parent nobody owns.
+func nobodyBase(t *testing.T) (base, outParent string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start a child as nobody")
+	}
+	base = t.TempDir()
+	for d := base; d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o755) // let nobody traverse the temp dirs
+	}
+	outParent = filepath.Join(base, "outs")
+	if err := os.Mkdir(outParent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(outParent, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	return base, outParent
+}
+
+// TestReadOnlySnapshotDoesNotWedge: a user who makes a published snapshot
+// read-only (chmod -R a-w) cannot remove it without making it writable
+// again; runs that follow must still publish and leave nothing behind
+// (a previous snapshot that could not be removed used to fail every later
+// run in its cleanup).
+func TestReadOnlySnapshotDoesNotWedge(t *testing.T) {
+	base, outParent := nobodyBase(t)
+	src := filepath.Join(base, "src")
+	testkit.WriteTree(t, src, map[string]string{"a.go": "package a\n", "docs/b.md": "# b\n"})
+	out := filepath.Join(outParent, "out")
+	for i := range 3 {
+		if b, err := runAsNobody(t, base, src, out); err != nil {
+			t.Fatalf("run %d as nobody failed: %v\n%s", i, err, b)
+		}
+		if err := exec.Command("chmod", "-R", "a-w", out).Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _ := os.ReadDir(outParent)
+	for _, e := range entries {
+		if e.Name() != "out" && e.Name() != ".out.lock" {
+			t.Errorf("left beside OUT: %s", e.Name())
+		}
+	}
+	exec.Command("chmod", "-R", "u+w", out).Run() // let the test clean up
+}
+
+// TestATimeRefusedSaidOnce: a user who does not own the files cannot open
+// them with O_NOATIME; the run says so once (not per file) and counts the
+// files in report.json, rather than moving atimes silently.
+func TestATimeRefusedSaidOnce(t *testing.T) {
+	base, outParent := nobodyBase(t)
+	src := filepath.Join(base, "src")
+	testkit.WriteTree(t, src, map[string]string{"a.go": "package a\n", "b.go": "package b\n", "c.md": "# c\n"})
+	out := filepath.Join(outParent, "out")
+	b, err := runAsNobody(t, base, src, out)
+	if err != nil {
+		t.Fatalf("run as nobody failed: %v\n%s", err, b)
+	}
+	if n := strings.Count(string(b), "cannot keep access times"); n != 1 {
+		t.Errorf("said %d times, want once:\n%s", n, b)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.ATimeNotKept < 3 {
+		t.Errorf("report.json atime_not_kept = %d, want every file opened", rep.ATimeNotKept)
 	}
 }

@@ -5,88 +5,65 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
-// ErrLocked means another run holds the lock on the same OUT.
-var ErrLocked = errors.New("another run is publishing to this output")
-
-// outLock is an flock(2) held on a file beside OUT. The kernel drops it when
-// the process dies, so a run killed with SIGKILL never blocks the next one.
-type outLock struct{ f *os.File }
-
-// lockPath, tmpPrefix: the run's files live beside OUT (same filesystem, so
-// the final rename is atomic) under names derived from OUT's, which the scan
-// skips when OUT lies inside the input.
-func lockPath(out string) string  { return siblingPrefix(out) + "lock" }
-func tmpPrefix(out string) string { return siblingPrefix(out) + "tmp-" }
-func siblingPrefix(out string) string {
-	return filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".")
-}
-
-func acquireLock(out string) (*outLock, error) {
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return nil, err
+// Publication steps that tests replace to act as a filesystem without
+// RENAME_EXCHANGE (NFS, some overlays) or as a crash between two renames.
+// Production never changes them.
+var (
+	renameExchange = func(tmp, out string) error {
+		return unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, out, unix.RENAME_EXCHANGE)
 	}
-	f, err := os.OpenFile(lockPath(out), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o644)
+	afterMoveAside = func() {} // between the two renames of the fallback
+)
+
+// publish swaps the finished snapshot at tmp into out and returns where
+// the previous snapshot now lies ("" if there was none), for the caller to
+// remove. With an existing out it is an atomic exchange (renameat2
+// RENAME_EXCHANGE): a reader sees the old snapshot or the new one, never
+// neither. Where the filesystem has no exchange it moves out aside and tmp
+// in: a reader in between sees no OUT, and the journal says where the
+// previous snapshot went, so a run killed between the two renames loses
+// nothing: the next run moves it back (outLock.recover).
+func publish(tmp, out string, l *outLock) (old string, err error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(out, &st); errors.Is(err, unix.ENOENT) {
+		if err := os.Rename(tmp, out); err != nil {
+			return "", err
+		}
+		return "", l.forget(filepath.Base(tmp))
+	} else if err != nil {
+		return "", fmt.Errorf("publish %s: %w", out, err)
+	}
+	aside := tmp + ".old"
+	// Where the previous snapshot will be, recorded before it moves.
+	id := dirfd.IDOf(&st)
+	if err := l.record(journalEntry{"old", filepath.Base(tmp), id}, journalEntry{"old", filepath.Base(aside), id}); err != nil {
+		return "", err
+	}
+	err = renameExchange(tmp, out)
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
+		if err := os.Rename(out, aside); err != nil {
+			return "", err
+		}
+		afterMoveAside()
+		if err := os.Rename(tmp, out); err != nil {
+			if rerr := os.Rename(aside, out); rerr != nil {
+				// The journal still says where it is; the next run restores it.
+				return "", fmt.Errorf("publish %s: %w; the previous snapshot is at %s (%v)", out, err, aside, rerr)
+			}
+			return "", fmt.Errorf("publish %s: %w", out, err)
+		}
+		return aside, nil
+	}
 	if err != nil {
-		return nil, err
+		return "", fmt.Errorf("publish %s: %w", out, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(lockPath(out))
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w (held by %s)", out, ErrLocked, describeHolder(holder))
-		}
-		return nil, fmt.Errorf("lock %s: %w", lockPath(out), err)
-	}
-	// Record who holds it, for the message the next run prints.
-	info := fmt.Sprintf("pid %d", os.Getpid())
-	if host, err := os.Hostname(); err == nil {
-		info += " on " + host
-	}
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(info+"\n"), 0)
-	}
-	return &outLock{f: f}, nil
-}
-
-func describeHolder(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "an unknown process"
-	}
-	return s
-}
-
-func (l *outLock) release() {
-	l.f.Truncate(0)
-	l.f.Close() // closing drops the flock; the file stays so no run races on its inode
-}
-
-// removeLeftovers deletes temporary snapshots that killed runs left beside
-// OUT. Only the lock holder calls it, so none of them is in use.
-// Only names MkdirTemp makes (the prefix and digits, or that and ".old"
-// from publish's fallback) are this OUT's: ".out.tmp-x.lock" belongs to an
-// OUT named "out.tmp-x", whose live lock must not be touched.
-func removeLeftovers(out string) error {
-	dir, prefix := filepath.Split(tmpPrefix(out))
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !isTempSuffix(rest) {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("remove leftover %s: %w", e.Name(), err)
-		}
-	}
-	return nil
+	return tmp, nil
 }
 
 // realPath resolves the symlinks of the longest existing prefix of an
@@ -104,47 +81,6 @@ func realPath(p string) string {
 		rest = append([]string{filepath.Base(p)}, rest...)
 		p = parent
 	}
-}
-
-func isTempSuffix(s string) bool {
-	s = strings.TrimSuffix(s, ".old")
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// publish swaps the finished snapshot at tmp into out. With an existing out
-// it is an atomic exchange (renameat2 RENAME_EXCHANGE): a reader sees the old
-// snapshot or the new one, never neither; the old one then lies at tmp for
-// the caller to remove.
-func publish(tmp, out string) (old string, err error) {
-	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
-		return "", os.Rename(tmp, out)
-	}
-	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, out, unix.RENAME_EXCHANGE)
-	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
-		// No exchange on this filesystem: fall back to two renames. A reader
-		// in between sees no OUT, but OUT never holds a partial snapshot.
-		old = tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return "", err
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			os.Rename(old, out)
-			return "", err
-		}
-		return old, nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("publish %s: %w", out, err)
-	}
-	return tmp, nil
 }
 
 // inside reports whether target is root or lies below it, and the relative

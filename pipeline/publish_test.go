@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,17 +13,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // The publication tests need a second process: one that holds the lock, or
 // one to kill. The test binary re-runs itself in child mode for that.
 const (
-	childSrc   = "REPOPREP_TEST_CHILD_SRC"
-	childOut   = "REPOPREP_TEST_CHILD_OUT"
-	childBlock = "REPOPREP_TEST_CHILD_BLOCK" // stage at which the child stops and waits
-	childReady = "REPOPREP_TEST_CHILD_READY" // file the child creates once it waits
+	childSrc    = "REPOPREP_TEST_CHILD_SRC"
+	childOut    = "REPOPREP_TEST_CHILD_OUT"
+	childBlock  = "REPOPREP_TEST_CHILD_BLOCK"  // stage at which the child stops and waits
+	childReady  = "REPOPREP_TEST_CHILD_READY"  // file the child creates once it waits
+	childGo     = "REPOPREP_TEST_CHILD_GO"     // file whose appearance lets a waiting child go on; unset: wait for ever
+	childNoFile = "REPOPREP_TEST_CHILD_NOFILE" // RLIMIT_NOFILE for the run
+	childCrash  = "REPOPREP_TEST_CHILD_CRASH"  // "between-renames": no RENAME_EXCHANGE, SIGKILL after moving OUT aside
 )
 
 func TestMain(m *testing.M) {
@@ -33,9 +35,21 @@ func TestMain(m *testing.M) {
 }
 
 func childRun(src string) int {
-	opts := Options{Root: src, OutDir: os.Getenv(childOut), Workers: 2, MaxTextBytes: 1024}
+	opts := Options{Root: src, OutDir: os.Getenv(childOut), Workers: 2, MaxTextBytes: 1024,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if stage := os.Getenv(childBlock); stage != "" {
-		opts.Progress = blockAt{stage, os.Getenv(childReady)}
+		opts.Progress = blockAt{stage, os.Getenv(childReady), os.Getenv(childGo)}
+	}
+	if os.Getenv(childCrash) == "between-renames" {
+		renameExchange = func(string, string) error { return syscall.EINVAL }
+		afterMoveAside = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
+	}
+	if n, err := strconv.ParseUint(os.Getenv(childNoFile), 10, 64); err == nil {
+		lim := syscall.Rlimit{Cur: n, Max: n}
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			fmt.Fprintln(os.Stderr, "child: setrlimit:", err)
+			return 2
+		}
 	}
 	if _, err := Run(context.Background(), opts); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
@@ -44,13 +58,23 @@ func childRun(src string) int {
 	return 0
 }
 
-// blockAt stops the run for good when a stage starts, after saying so.
-type blockAt struct{ stage, ready string }
+// blockAt stops the run when a stage starts, after saying so, until the
+// file goOn appears (for good when goOn is "").
+type blockAt struct{ stage, ready, goOn string }
 
 func (b blockAt) Stage(name string, _ int) {
-	if name == b.stage {
-		os.WriteFile(b.ready, []byte("ready"), 0o644)
+	if name != b.stage {
+		return
+	}
+	os.WriteFile(b.ready, []byte("ready"), 0o644)
+	if b.goOn == "" {
 		select {}
+	}
+	for {
+		if _, err := os.Stat(b.goOn); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 func (blockAt) Add(int) {}
@@ -58,11 +82,11 @@ func (blockAt) Done()   {}
 
 // startBlockedChild starts a run in another process and waits until it
 // holds the lock and has begun its temporary snapshot.
-func startBlockedChild(t *testing.T, src, out string) *exec.Cmd {
+func startBlockedChild(t *testing.T, src, out string, env ...string) *exec.Cmd {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=normalize", childReady+"="+ready)
+	cmd.Env = append(append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=normalize", childReady+"="+ready), env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,32 +149,5 @@ func TestSecondRunRefused(t *testing.T) {
 	}
 	if treeState(t, out) != before {
 		t.Fatal("the refused run changed the snapshot")
-	}
-}
-
-// TestRemoveLeftoversOnlyOwn: cleaning up after killed runs of OUT "out"
-// must not touch what belongs to an OUT named "out.tmp-x" (its live lock,
-// its temporary snapshot) or to any other name.
-func TestRemoveLeftoversOnlyOwn(t *testing.T) {
-	parent := t.TempDir()
-	testkit.WriteTree(t, parent, map[string]string{
-		".out.tmp-123/tree/a":       "x",
-		".out.tmp-4567.old/f":       "x",
-		".out.tmp-x.lock":           "pid 1",
-		".out.tmp-x.tmp-456/tree/a": "x",
-		".outer.tmp-1/f":            "x",
-		".out.lock":                 "pid 2",
-	})
-	if err := removeLeftovers(filepath.Join(parent, "out")); err != nil {
-		t.Fatal(err)
-	}
-	for name, kept := range map[string]bool{
-		".out.tmp-123": false, ".out.tmp-4567.old": false,
-		".out.tmp-x.lock": true, ".out.tmp-x.tmp-456": true, ".outer.tmp-1": true, ".out.lock": true,
-	} {
-		_, err := os.Stat(filepath.Join(parent, name))
-		if (err == nil) != kept {
-			t.Errorf("%s: exists = %v, want %v", name, err == nil, kept)
-		}
 	}
 }

@@ -20,6 +20,10 @@ type Report struct {
 	Stages      []StageTime       `json:"stages"`
 	Tools       map[string]string `json:"tools"` // dependency versions that shape the output
 	Audit       *Audit            `json:"audit,omitempty"`
+	// ATimeNotKept counts source files opened without O_NOATIME because the
+	// kernel refused it (they are not the runner's): their access times
+	// may have moved.
+	ATimeNotKept int64 `json:"atime_not_kept,omitempty"`
 }
 
 // StageTime is one stage's wall time and throughput.

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/rules"
@@ -30,7 +33,9 @@ type Result struct {
 
 // Run scans opts.Root, runs every stage and publishes the snapshot to
 // opts.OutDir. On any error nothing is published and the previous snapshot
-// is left exactly as it was.
+// is left exactly as it was. Nothing outside OUT is written but OUT's
+// parent directories (created if missing), the lock file beside OUT and
+// the temporary snapshots beside it (see outLock).
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	opts, err := opts.withDefaults()
@@ -44,12 +49,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 	}
-	lock, err := acquireLock(opts.OutDir)
+	lock, err := acquireLock(opts.OutDir, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.release()
-	if err := removeLeftovers(opts.OutDir); err != nil {
+	left, err := lock.recover()
+	if err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(opts.OutDir), filepath.Base(tmpPrefix(opts.OutDir))+"*")
@@ -59,10 +65,27 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	published := false
 	defer func() {
 		if !published {
-			os.RemoveAll(tmp)
+			if err := removeOwnTree(tmp); err == nil {
+				lock.forget(filepath.Base(tmp))
+			}
 		}
 	}()
-	r := &run{opts: opts, rules: rs, tmp: tmp, start: start}
+	tmpID, err := dirID(tmp)
+	if err != nil {
+		return nil, err
+	}
+	if err := lock.record(journalEntry{"tmp", filepath.Base(tmp), tmpID}); err != nil {
+		return nil, err
+	}
+	// What the scan passes over, by identity, when OUT lies inside SRC.
+	skip := map[dirfd.ID]bool{lock.id: true, tmpID: true}
+	for _, id := range left {
+		skip[id] = true
+	}
+	if id, err := dirID(opts.OutDir); err == nil {
+		skip[id] = true
+	}
+	r := &run{opts: opts, rules: rs, tmp: tmp, start: start, skip: skip}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -71,17 +94,33 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
-	old, err := publish(tmp, opts.OutDir)
+	if err := lock.check(); err != nil {
+		return nil, err
+	}
+	old, err := publish(tmp, opts.OutDir, lock)
 	if err != nil {
 		return nil, err
 	}
 	published = true
 	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
+		if err := removeOwnTree(old); err != nil {
+			// The journal keeps it; the next run tries again and skips it.
 			opts.Logger.Warn("remove previous snapshot", "path", old, "err", err)
+		} else {
+			lock.forget(filepath.Base(tmp))
+			lock.forget(filepath.Base(tmp) + ".old")
 		}
 	}
 	return res, nil
+}
+
+// dirID is the identity of the directory (or anything) at p, unfollowed.
+func dirID(p string) (dirfd.ID, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return dirfd.ID{}, &fs.PathError{Op: "lstat", Path: p, Err: err}
+	}
+	return dirfd.IDOf(&st), nil
 }
 
 // checkPaths refuses an output that would swallow the input: publishing
@@ -133,15 +172,20 @@ type run struct {
 	rules  *rules.Set
 	tmp    string
 	start  time.Time
+	skip   map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
 	stages []StageTime
+	src    *dirfd.Tree
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
-	src, err := os.OpenRoot(r.opts.Root)
+	src, err := dirfd.Open(r.opts.Root, dirfd.Options{ATimeRefused: func() {
+		r.opts.Logger.Warn("cannot keep access times: O_NOATIME is refused for files this user does not own; reading them may move their atime (see README, Safety)")
+	}})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
+	r.src = src
 	treeDir := filepath.Join(r.tmp, "tree")
 	if err := os.Mkdir(treeDir, 0o755); err != nil {
 		return nil, err
@@ -159,7 +203,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	prog.Stage("scan", -1)
 	recs, pruned, err := stages.Scan(ctx, stages.ScanOptions{
 		Root: src, Rules: r.rules, NoIgnore: r.opts.NoIgnore, Workers: r.opts.Workers,
-		Skip: r.skipper(), Found: func() { prog.Add(1) },
+		Skip: r.skip, Found: func() { prog.Add(1) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", r.opts.Root, err)
@@ -207,7 +251,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t = r.timer("write", nil)
 	m := buildManifest(recs, pruned)
 	res := &Result{Manifest: m, Findings: toPathFindings(findings)}
-	if err := r.writeOutputs(tree, res); err != nil {
+	if err := r.writeOutputs(ctx, tree, res); err != nil {
 		return nil, err
 	}
 	t(nil)
@@ -247,26 +291,6 @@ func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*st
 	r.record("classify", time.Duration(float64(wall)*share), recs, nil)
 	r.record("triage", time.Duration(float64(wall)*(1-share)), recs, nil)
 	return nil
-}
-
-// skipper passes over OUT, the lock and temporary snapshots when OUT lies
-// inside the input, so a run never scans its own output.
-func (r *run) skipper() func(string) bool {
-	outRel, ok := inside(r.opts.Root, r.opts.OutDir)
-	if !ok {
-		return nil
-	}
-	dir, siblings := filepath.Dir(outRel), "."+filepath.Base(outRel)+"."
-	if dir == "." {
-		dir = ""
-	}
-	return func(rel string) bool {
-		if rel == outRel {
-			return true
-		}
-		d, base := filepath.Split(rel)
-		return strings.TrimSuffix(d, string(filepath.Separator)) == dir && strings.HasPrefix(base, siblings)
-	}
 }
 
 func stagedOnly(rec *stages.Record) bool { return rec.Staged }

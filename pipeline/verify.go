@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -10,17 +11,23 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // Drift is one way a published snapshot differs from what its index says.
@@ -48,16 +55,14 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
 	defer root.Close()
-	v := &verifier{root: root}
+	v := &verifier{root: root, previews: map[string]string{}}
 
 	m := v.manifest()
 	v.oversize(m)
-	v.secrets(m)
+	v.sarif(v.secrets(m))
 	v.report()
 	v.indexes(m)
-	if _, err := root.Stat("REPO_MAP.md"); err != nil {
-		v.add("REPO_MAP.md", "missing")
-	}
+	v.regularIndex("REPO_MAP.md")
 	if m != nil {
 		if err := v.tree(ctx, m); err != nil {
 			return nil, err
@@ -74,9 +79,10 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 
 // verifier collects drifts; add is safe for concurrent use.
 type verifier struct {
-	root   *os.Root
-	mu     sync.Mutex
-	drifts []Drift
+	root     *os.Root
+	previews map[string]string // oversize.json's preview by path, checked against the staged file
+	mu       sync.Mutex
+	drifts   []Drift
 }
 
 func (v *verifier) add(path, format string, args ...any) {
@@ -85,8 +91,31 @@ func (v *verifier) add(path, format string, args ...any) {
 	v.drifts = append(v.drifts, Drift{Path: path, Problem: fmt.Sprintf(format, args...)})
 }
 
-// readIndex reads one index file, recording a drift when it is missing.
+// regularIndex reports whether the index file name is a regular file,
+// recording a drift when it is missing or anything else: a symlink (to
+// /etc/passwd, say), a directory, or a FIFO that would hang its reader.
+func (v *verifier) regularIndex(name string) bool {
+	info, err := v.root.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		v.add(name, "missing")
+		return false
+	case err != nil:
+		v.add(name, "unreadable: %v", err)
+		return false
+	case !info.Mode().IsRegular():
+		v.add(name, "not a regular file (%v)", info.Mode().Type())
+		return false
+	}
+	return true
+}
+
+// readIndex reads one index file, recording a drift when it is missing or
+// not a regular file.
 func (v *verifier) readIndex(name string) []byte {
+	if !v.regularIndex(name) {
+		return nil
+	}
 	data, err := v.root.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		v.add(name, "missing")
@@ -184,6 +213,10 @@ func (v *verifier) oversize(m *manifest.Manifest) {
 			v.add("oversize.json", "lists %q, which files.json does not mark as staged and oversize", f.Path)
 		case f.Lines != e.Lines:
 			v.add("oversize.json", "%q has %d lines, files.json records %d", f.Path, f.Lines, e.Lines)
+		case f.Size != e.Size || f.Encoding != e.Encoding:
+			v.add("oversize.json", "%q has size %d and encoding %q, files.json records %d and %q", f.Path, f.Size, f.Encoding, e.Size, e.Encoding)
+		default:
+			v.previews[f.Path] = f.Preview
 		}
 	}
 	for _, e := range m.Files {
@@ -205,11 +238,17 @@ type verifySecrets struct {
 
 // secrets checks every finding names a listed path, a line and a rule, and
 // that each entry's secrets count matches its findings.
-func (v *verifier) secrets(m *manifest.Manifest) {
+// It returns the findings for secrets.sarif's check, nil when secrets.json
+// cannot be used.
+func (v *verifier) secrets(m *manifest.Manifest) *verifySecrets {
 	var s verifySecrets
-	if !v.decodeIndex("secrets.json", manifest.SecretsSchema, &s, false) || m == nil {
-		return
+	if !v.decodeIndex("secrets.json", manifest.SecretsSchema, &s, false) {
+		return nil
 	}
+	if m == nil {
+		return &s
+	}
+
 	byPath := map[string]int{}
 	for _, f := range s.Findings {
 		byPath[f.Path]++
@@ -226,6 +265,81 @@ func (v *verifier) secrets(m *manifest.Manifest) {
 	for _, p := range slices.Sorted(maps.Keys(byPath)) {
 		v.add("secrets.json", "findings for %q, which files.json does not list", p)
 	}
+	return &s
+}
+
+// verifySARIF is the part of secrets.sarif a reader (GitHub code
+// scanning) relies on.
+type verifySARIF struct {
+	Version string `json:"version"`
+	Runs    []struct {
+		Results []struct {
+			RuleID    string `json:"ruleId"`
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI string `json:"uri"`
+					} `json:"artifactLocation"`
+					Region struct {
+						StartLine int `json:"startLine"`
+					} `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+		} `json:"results"`
+	} `json:"runs"`
+}
+
+// sarif checks secrets.sarif reports the same findings as secrets.json
+// (s; nil when that could not be read): one result per finding, at the
+// same path, line and rule.
+func (v *verifier) sarif(s *verifySecrets) {
+	data := v.readIndex("secrets.sarif")
+	if data == nil {
+		return
+	}
+	var doc verifySARIF
+	if err := json.Unmarshal(data, &doc); err != nil {
+		v.add("secrets.sarif", "parse: %v", err)
+		return
+	}
+	if doc.Version != "2.1.0" || len(doc.Runs) != 1 {
+		v.add("secrets.sarif", "want SARIF 2.1.0 with one run, got version %q with %d runs", doc.Version, len(doc.Runs))
+		return
+	}
+	if s == nil {
+		return
+	}
+	type key struct {
+		path, rule string
+		line       int
+	}
+	want := map[key]int{}
+	for _, f := range s.Findings {
+		want[key{f.Path, f.Rule, f.Line}]++
+	}
+	for _, r := range doc.Runs[0].Results {
+		if len(r.Locations) != 1 {
+			v.add("secrets.sarif", "a %s result has %d locations, want 1", r.RuleID, len(r.Locations))
+			continue
+		}
+		loc := r.Locations[0].PhysicalLocation
+		p, err := url.PathUnescape(loc.ArtifactLocation.URI)
+		if err != nil {
+			v.add("secrets.sarif", "result uri %q: %v", loc.ArtifactLocation.URI, err)
+			continue
+		}
+		k := key{p, r.RuleID, loc.Region.StartLine}
+		if want[k] == 0 {
+			v.add("secrets.sarif", "reports %s at %s:%d, which secrets.json does not", k.rule, k.path, k.line)
+			continue
+		}
+		want[k]--
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(want), func(a, b key) int { return strings.Compare(a.path, b.path) }) {
+		if want[k] > 0 {
+			v.add("secrets.sarif", "does not report %s at %s:%d, which secrets.json lists", k.rule, k.path, k.line)
+		}
+	}
 }
 
 // report checks report.json parses and carries its schema; its content
@@ -236,8 +350,10 @@ func (v *verifier) report() {
 }
 
 // tree compares tree/ with the staged entries: walked first, so a missing
-// file, an extra file and a non-regular file are each told apart, then
-// every staged file hashed and its lines counted.
+// file, an extra file, a non-regular file, a hard-linked file (the server
+// refuses those) and a directory holding no staged file are each told
+// apart; then every staged file is hashed, its lines and tokens counted
+// and, for an oversize file, its preview compared with oversize.json.
 func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 	tree, err := v.root.OpenRoot("tree")
 	if err != nil {
@@ -246,6 +362,7 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 	}
 	defer tree.Close()
 	regular := map[string]bool{}
+	var dirs []string
 	err = fs.WalkDir(tree.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			v.add("tree/"+p, "unreadable: %v", err)
@@ -256,8 +373,16 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 		}
 		switch {
 		case d.IsDir():
+			if p != "." {
+				dirs = append(dirs, p)
+			}
 		case d.Type().IsRegular():
 			regular[p] = true
+			if info, err := d.Info(); err == nil {
+				if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink != 1 {
+					v.add("tree/"+p, "has %d hard links; the server refuses such files", st.Nlink)
+				}
+			}
 		default:
 			v.add("tree/"+p, "not a regular file (%v)", d.Type())
 			regular[p] = false
@@ -269,12 +394,16 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 	}
 
 	byPath := make(map[string]*manifest.Entry, len(m.Files))
+	holds := map[string]bool{} // directories above a staged file
 	var jobs []*manifest.Entry
 	for i := range m.Files {
 		e := &m.Files[i]
 		byPath[e.Path] = e
 		if !e.Staged {
 			continue
+		}
+		for d := path.Dir(e.Path); d != "." && !holds[d]; d = path.Dir(d) {
+			holds[d] = true
 		}
 		isRegular, found := regular[e.Path]
 		switch {
@@ -292,6 +421,11 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 			v.add("tree/"+p, "present, but files.json says it is not staged")
 		}
 	}
+	for _, d := range dirs {
+		if !holds[d] {
+			v.add("tree/"+d, "a directory that holds no staged file")
+		}
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -300,14 +434,23 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 			break
 		}
 		g.Go(func() error {
-			hash, lines, err := hashStaged(tree, e.Path)
+			c, err := measureStaged(gctx, tree, e.Path)
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
 			switch {
 			case err != nil:
 				v.add("tree/"+e.Path, "unreadable: %v", err)
-			case hash != e.Hash && e.Hash != "":
-				v.add("tree/"+e.Path, "content changed: hash %s, files.json records %s", hash, e.Hash)
-			case lines != e.Lines:
-				v.add("tree/"+e.Path, "%d lines, files.json records %d", lines, e.Lines)
+				return nil
+			case c.hash != e.Hash && e.Hash != "":
+				v.add("tree/"+e.Path, "content changed: hash %s, files.json records %s", c.hash, e.Hash)
+			case c.lines != e.Lines:
+				v.add("tree/"+e.Path, "%d lines, files.json records %d", c.lines, e.Lines)
+			case e.Tokens < c.tokensLow || e.Tokens > c.tokensHigh:
+				v.add("tree/"+e.Path, "%d o200k tokens, files.json records %d", c.tokensLow, e.Tokens)
+			}
+			if want, ok := v.previews[e.Path]; ok {
+				v.preview(tree, e.Path, want)
 			}
 			return nil
 		})
@@ -318,40 +461,122 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 	return ctx.Err()
 }
 
-var hashBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+// preview checks an oversize preview is the staged file's first lines, as
+// many as the preview holds.
+func (v *verifier) preview(tree *os.Root, name, want string) {
+	n := strings.Count(want, "\n")
+	if want != "" && !strings.HasSuffix(want, "\n") {
+		n++
+	}
+	got, err := readPreview(tree.FS(), name, n)
+	switch {
+	case err != nil:
+		v.add("oversize.json", "preview of %q: %v", name, err)
+	case got != want:
+		v.add("oversize.json", "the preview of %q is not the staged file's first %d lines", name, n)
+	}
+}
 
-// hashStaged streams one staged file through BLAKE3, counting lines as
-// the staged files count them: newlines, plus one for a last line without
-// one. Safe for concurrent use.
-func hashStaged(tree *os.Root, name string) (hash string, lines int, err error) {
+// staged is what Verify measures of one staged file.
+type staged struct {
+	hash  string
+	lines int
+	// The token count files.json records lies between these. The whole
+	// text's count (cut only at newlines past 1 MiB) is the low bound;
+	// normalize's 64 KiB line-aligned batches and the line-by-line count
+	// of a redacted copy are above it by at most one token a line (all
+	// 9,696 text files of GOROOT/src). Each forced cut of a line longer
+	// than 1 MiB can move a count by a token or two either way.
+	tokensLow, tokensHigh int
+}
+
+var hashBufs = sync.Pool{New: func() any { b := bufio.NewReaderSize(nil, 64<<10); return b }}
+
+// maxTokenBatchBytes bounds one token count while verifying.
+const maxTokenBatchBytes = 1 << 20
+
+// measureStaged streams one staged file once: BLAKE3 over its bytes, lines
+// as the staged files count them (newlines, plus one for a last line
+// without one) and the token bounds, with one count of the text. Safe for
+// concurrent use.
+func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, error) {
 	f, err := tree.Open(filepath.FromSlash(name))
 	if err != nil {
-		return "", 0, err
+		return staged{}, err
 	}
 	defer f.Close()
-	bufp := hashBufs.Get().(*[]byte)
-	defer hashBufs.Put(bufp)
-	buf := *bufp
 	h := blake3.New()
-	var last byte
-	var size int64
-	for {
-		n, rerr := f.Read(buf)
-		if n > 0 {
-			h.Write(buf[:n])
-			lines += bytes.Count(buf[:n], []byte{'\n'})
-			last = buf[n-1]
-			size += int64(n)
+	br := hashBufs.Get().(*bufio.Reader)
+	defer hashBufs.Put(br)
+	br.Reset(io.TeeReader(ctxReader{ctx, f}, h))
+	var c staged
+	var batch []byte
+	cuts := 0
+	countBatch := func(final bool) {
+		cut := len(batch)
+		if !final {
+			if i := bytes.LastIndexByte(batch, '\n'); i >= 0 {
+				cut = i + 1
+			} else {
+				cut = runeCut(batch)
+				cuts++
+			}
 		}
-		if rerr == io.EOF {
+		c.tokensLow += tokens.Count(string(batch[:cut]))
+		batch = append(batch[:0], batch[cut:]...)
+	}
+	var last byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			batch = append(batch, chunk...)
+			last = chunk[len(chunk)-1]
+			if last == '\n' {
+				c.lines++
+			}
+		}
+		if len(batch) >= maxTokenBatchBytes {
+			countBatch(false)
+		}
+		if err == io.EOF {
 			break
 		}
-		if rerr != nil {
-			return "", 0, rerr
+		if err != nil && err != bufio.ErrBufferFull {
+			return staged{}, err
 		}
 	}
-	if size > 0 && last != '\n' {
-		lines++
+	if last != 0 && last != '\n' {
+		c.lines++
 	}
-	return "blake3:" + hex.EncodeToString(h.Sum(nil)), lines, nil
+	countBatch(true)
+	c.tokensHigh = c.tokensLow + c.lines + 2*cuts
+	c.tokensLow -= 2 * cuts
+	c.hash = "blake3:" + hex.EncodeToString(h.Sum(nil))
+	return c, nil
+}
+
+// runeCut is the length of the longest prefix of b that does not end in
+// an incomplete rune.
+func runeCut(b []byte) int {
+	last := len(b) - 1
+	for last > 0 && !utf8.RuneStart(b[last]) {
+		last--
+	}
+	if last >= 0 && !utf8.FullRune(b[last:]) {
+		return last
+	}
+	return len(b)
+}
+
+// ctxReader stops reading once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

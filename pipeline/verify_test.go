@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -58,6 +60,10 @@ func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []manifest
 	write("secrets.json", func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, manifest.SecretsSchema)
 		return err
+	})
+	write("secrets.sarif", func(w io.Writer) error {
+		return secrets.WriteSARIF(w, []secrets.PathFinding{{Path: "secret.env", Finding: secrets.Finding{
+			Line: 1, Column: 5, Rule: "aws-access-key", Description: "AWS key", Match: "AKIA…(20)", Fingerprint: "x"}}}, "test")
 	})
 	write("report.json", func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, `{"schema": %q, "files": 4}`, manifest.ReportSchema)
@@ -136,7 +142,8 @@ func TestVerify(t *testing.T) {
 		}, []string{"secrets.json: parse: invalid character"}},
 		{"secrets.json disagrees with files.json", func(t *testing.T, dir string) {
 			replaceIn(t, filepath.Join(dir, "secrets.json"), `"path": "secret.env"`, `"path": "main.go"`)
-		}, []string{`secrets.json: 0 findings for "secret.env", files.json records 1`, `secrets.json: 1 findings for "main.go", files.json records 0`}},
+		}, []string{`secrets.json: 0 findings for "secret.env", files.json records 1`, `secrets.json: 1 findings for "main.go", files.json records 0`,
+			"secrets.sarif: does not report aws-access-key at main.go:1", "secrets.sarif: reports aws-access-key at secret.env:1"}},
 		{"report.json missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "report.json")))
 		}, []string{"report.json: missing"}},
@@ -159,6 +166,54 @@ func TestVerify(t *testing.T) {
 		{"REPO_MAP.md missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
 		}, []string{"REPO_MAP.md: missing"}},
+		{"REPO_MAP.md a symlink", func(t *testing.T, dir string) {
+			noErr(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
+			noErr(t, os.Symlink("/etc/passwd", filepath.Join(dir, "REPO_MAP.md")))
+		}, []string{"REPO_MAP.md: not a regular file"}},
+		{"REPO_MAP.md a directory", func(t *testing.T, dir string) {
+			noErr(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
+			noErr(t, os.Mkdir(filepath.Join(dir, "REPO_MAP.md"), 0o755))
+		}, []string{"REPO_MAP.md: not a regular file"}},
+		{"files.json a FIFO", func(t *testing.T, dir string) {
+			noErr(t, os.Remove(filepath.Join(dir, "files.json")))
+			noErr(t, syscall.Mkfifo(filepath.Join(dir, "files.json"), 0o644))
+		}, []string{"files.json: not a regular file"}},
+		{"files.json truncated", func(t *testing.T, dir string) {
+			data, err := os.ReadFile(filepath.Join(dir, "files.json"))
+			noErr(t, err)
+			noErr(t, os.WriteFile(filepath.Join(dir, "files.json"), data[:len(data)/2], 0o644))
+		}, []string{"files.json: parse files.json: unexpected EOF"}},
+		{"files.json with trailing data", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(dir, "files.json"), os.O_APPEND|os.O_WRONLY, 0)
+			noErr(t, err)
+			_, err = f.WriteString(`{"schema": "repoprep.files/v1", "files": []}`)
+			noErr(t, err)
+			noErr(t, f.Close())
+		}, []string{"files.json: parse files.json: trailing data"}},
+		{"empty directory in tree", func(t *testing.T, dir string) {
+			noErr(t, os.MkdirAll(filepath.Join(dir, "tree", "dir", "left", "over"), 0o755))
+		}, []string{"tree/dir/left: a directory that holds no staged file", "tree/dir/left/over: a directory that holds no staged file"}},
+		{"hard-linked staged file", func(t *testing.T, dir string) {
+			noErr(t, os.Link(filepath.Join(dir, "tree", "main.go"), filepath.Join(dir, "main-link.go")))
+		}, []string{"tree/main.go: has 2 hard links"}},
+		{"stale token count", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "main.go")].Tokens = 3 })
+		}, []string{"tree/main.go: 7 o200k tokens, files.json records 3"}},
+		{"token count from before a change", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "logs/big.txt")].Tokens *= 2 })
+		}, []string{"tree/logs/big.txt: 40 o200k tokens, files.json records 80"}},
+		{"oversize preview differs from the staged file", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, "oversize.json"), `"preview": "line\nline\nline\n"`, `"preview": "line\nLINE\nline\n"`)
+		}, []string{`oversize.json: the preview of "logs/big.txt" is not the staged file's first 3 lines`}},
+		{"oversize size differs", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, "oversize.json"), `"size": 100`, `"size": 99`)
+		}, []string{`oversize.json: "logs/big.txt" has size 99`}},
+		{"secrets.sarif drops a finding", func(t *testing.T, dir string) {
+			noErr(t, os.WriteFile(filepath.Join(dir, "secrets.sarif"), []byte(`{"version": "2.1.0", "runs": [{"results": []}]}`), 0o644))
+		}, []string{"secrets.sarif: does not report aws-access-key at secret.env:1"}},
+		{"secrets.sarif on another line", func(t *testing.T, dir string) {
+			replaceIn(t, filepath.Join(dir, "secrets.sarif"), `"startLine": 1`, `"startLine": 7`)
+		}, []string{"secrets.sarif: does not report aws-access-key at secret.env:1", "secrets.sarif: reports aws-access-key at secret.env:7"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,7 +248,7 @@ func TestVerifyNoSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(drifts) != 7 { // files.json, oversize.json, secrets.json, report.json, REPO_MAP.md, search.index, lines.json
+	if len(drifts) != 8 { // files.json, oversize.json, secrets.json, secrets.sarif, report.json, REPO_MAP.md, search.index, lines.json
 		t.Errorf("empty dir gave %q, want each index file missing", drifts)
 	}
 }
@@ -276,9 +331,14 @@ func benchSnapshot(b *testing.B) (string, int64) {
 	dir := b.TempDir()
 	tree := fstest.MapFS{}
 	var total int64
-	line := []byte(strings.Repeat("x", 63) + "\n")
+	// Lines of code, not one repeated byte: the token count, part of
+	// verify, is much slower on long runs of one character than on text.
+	var code bytes.Buffer
+	for i := range 256 {
+		fmt.Fprintf(&code, "\tv%03d := compute(a, b, %4d) // step %4d of the loop.....\n", i, i*7, i)
+	}
 	for i := range 2048 {
-		data := bytes.Repeat(line, 256)
+		data := bytes.Clone(code.Bytes())
 		copy(data, fmt.Sprintf("file %d", i))
 		tree[fmt.Sprintf("d%02d/f%04d.txt", i%32, i)] = &fstest.MapFile{Data: data}
 		total += int64(len(data))

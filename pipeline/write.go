@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -14,9 +16,12 @@ import (
 )
 
 // buildManifest turns the records into files.json's model, sorted by path.
+// It consumes recs: each record is dropped once its entry is made, so the
+// two are not both held for a whole tree.
 func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Manifest {
 	m := &manifest.Manifest{Schema: manifest.FilesSchema, Files: make([]manifest.Entry, 0, len(recs)), Pruned: make([]manifest.Pruned, 0, len(pruned))}
-	for _, r := range recs {
+	for i, r := range recs {
+		recs[i] = nil
 		m.Files = append(m.Files, manifest.Entry{
 			Path: r.Path, Size: r.Size, Category: r.Category, Reason: r.Reason,
 			Mime: r.Mime, Language: r.Language, Encoding: r.Encoding, BOM: r.BOM,
@@ -35,16 +40,18 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Mani
 
 // writeOutputs writes every index file of the snapshot into the temporary
 // directory, report.json last.
-func (r *run) writeOutputs(tree *os.Root, res *Result) error {
+func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) error {
 	m := res.Manifest
-	if err := writeJSONFile(filepath.Join(r.tmp, "files.json"), m); err != nil {
+	if err := writeFile(filepath.Join(r.tmp, "files.json"), func(w *bufio.Writer) error { return manifest.WriteManifest(w, m) }); err != nil {
 		return err
 	}
 	if err := writeSecrets(r.tmp, res.Findings, r.opts.Version); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(r.tmp, "oversize.json"), func(w *bufio.Writer) error {
-		return WriteOversize(w, m, tree.FS(), r.opts.PreviewLines)
+		// A preview reads to the end of a file's first line, however long:
+		// reads stop once the run is cancelled.
+		return WriteOversize(w, m, ctxFS{ctx, tree.FS()}, r.opts.PreviewLines)
 	}); err != nil {
 		return err
 	}
@@ -54,8 +61,37 @@ func (r *run) writeOutputs(tree *os.Root, res *Result) error {
 	if err := writeInstructions(r.tmp, m, tree.FS()); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	res.Report = r.report(res)
 	return writeJSONFile(filepath.Join(r.tmp, "report.json"), res.Report)
+}
+
+// ctxFS is an fs.FS whose files stop reading once ctx is done.
+type ctxFS struct {
+	ctx context.Context
+	fs.FS
+}
+
+func (c ctxFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return ctxFile{c.ctx, f}, nil
+}
+
+type ctxFile struct {
+	ctx context.Context
+	fs.File
+}
+
+func (f ctxFile) Read(p []byte) (int, error) {
+	if err := f.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return f.File.Read(p)
 }
 
 func (r *run) report(res *Result) Report {
@@ -64,6 +100,7 @@ func (r *run) report(res *Result) Report {
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
 		Pruned: len(res.Manifest.Pruned), Stages: r.stages, Tools: toolVersions(),
+		ATimeNotKept: r.src.ATimeMoved(),
 	}
 	for _, e := range res.Manifest.Files {
 		rep.Files++

@@ -1,96 +1,42 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/repoprep/repoprep/internal/manifest"
-	"golang.org/x/text/unicode/norm"
+	"github.com/repoprep/repoprep/internal/pathname"
 )
 
 const (
-	maxPathBytes   = 4096 // PATH_MAX; nothing longer can be a staged file
+	maxPathBytes   = pathname.MaxBytes // PATH_MAX; nothing longer can be a staged file
 	maxSuggestions = 3
 )
 
 // checkName refuses a requested path that could mean anything but a plain
 // relative file path inside the tree. It looks only at the string: it runs
 // before any disk access, and a name it accepts is always filepath.IsLocal.
+// It is the scan's own test (internal/pathname), so every staged file is
+// servable.
 func checkName(name string) error {
-	if why := plainProblem(name); why != "" {
-		return fmt.Errorf("%w: %s: %s", ErrRefused, echo(name), why)
-	}
-	// A name that only becomes a traversal once a client or proxy decodes it
-	// (%2e%2e%2f) or folds it (full-width ．．／) is refused too: it is not
-	// what a well-behaved caller sends, and it is what an attack looks like.
-	folded := norm.NFKC.String(name)
-	for _, alt := range []string{folded, unescape(name), unescape(folded)} {
-		if alt == name {
-			continue
+	if err := pathname.Check(name); err != nil {
+		// pathname's own message quotes the whole name: echo caps it.
+		var pe *pathname.Error
+		switch {
+		case errors.As(err, &pe) && pe.Decoded != "":
+			return fmt.Errorf("%w: %s: decodes to %s: %s", ErrRefused, echo(name), echo(pe.Decoded), pe.Why)
+		case errors.As(err, &pe):
+			return fmt.Errorf("%w: %s: %s", ErrRefused, echo(name), pe.Why)
 		}
-		if why := plainProblem(alt); why != "" {
-			return fmt.Errorf("%w: %s: decodes to %s: %s", ErrRefused, echo(name), echo(alt), why)
-		}
+		return fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	return nil
 }
-
-func unescape(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	u, err := url.PathUnescape(s)
-	if err != nil {
-		return s
-	}
-	return u
-}
-
-// plainProblem says what is wrong with name as a literal path, or "".
-func plainProblem(name string) string {
-	switch {
-	case name == "":
-		return "empty path"
-	case len(name) > maxPathBytes:
-		return "path too long"
-	case !utf8.ValidString(name):
-		return "not valid UTF-8"
-	case name[0] == '/':
-		return "absolute path; give it relative to the snapshot root, as list_files shows it"
-	case len(name) >= 2 && name[1] == ':' && isASCIILetter(name[0]):
-		return "drive-letter path; give it relative to the snapshot root"
-	case strings.HasSuffix(name, "/"):
-		return "names a directory; use list_files with this prefix"
-	}
-	for _, r := range name {
-		switch {
-		case r == 0:
-			return "contains NUL"
-		case r == '\\':
-			return "contains a backslash; the separator is /"
-		case unicode.IsControl(r): // a valid U+FFFD is an ordinary character (ValidString ruled out bad bytes)
-			return "contains a control character"
-		}
-	}
-	for seg := range strings.SplitSeq(name, "/") {
-		switch seg {
-		case "":
-			return "empty path segment (//)"
-		case ".", "..":
-			return "'.' and '..' segments are not allowed"
-		}
-	}
-	return ""
-}
-
-func isASCIILetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
 
 // lookup checks name and finds the entry that serves it: the staged path to
 // open and, for a duplicate, the path the caller asked for differs from it.

@@ -28,15 +28,13 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 	setSniffLimit()
 	f, err := e.openSrc(rec)
 	if err != nil {
-		rec.fail("classify", "unreadable", err)
-		return nil
+		return readFailed(rec, "classify", err)
 	}
 	defer f.Close()
 	head := make([]byte, min(rec.Size, sniffBytes))
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF { // EOF: emptied since the scan
-		rec.fail("classify", "unreadable", err)
-		return nil
+		return readFailed(rec, "classify", err)
 	}
 	rec.head = head[:n]
 	mt := mimetype.Detect(rec.head)

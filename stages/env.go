@@ -1,11 +1,12 @@
 package stages
 
 import (
-	"errors"
+	"context"
 	"fmt"
+	"io"
 	"os"
-	"syscall"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -13,43 +14,52 @@ import (
 // rules and the limits. It is read-only while stages run, so workers share
 // one Env without locks.
 type Env struct {
-	Src          *os.Root   // the input tree, only read
-	TreeDir      string     // OUT/tree of the snapshot being built
-	Rules        *rules.Set // classes, junk names, secret rules
-	MaxTextBytes int64      // text larger than this is staged but flagged oversize
+	Src          *dirfd.Tree // the input tree, only read
+	TreeDir      string      // OUT/tree of the snapshot being built
+	Rules        *rules.Set  // classes, junk names, secret rules
+	MaxTextBytes int64       // text larger than this is staged but flagged oversize
 }
 
-// errNotRegular means a path that the scan saw as a regular file is now
-// something else (swapped for a FIFO, a directory, a device).
-var errNotRegular = errors.New("no longer a regular file")
-
-// errReplaced means the path now names another file than the scan found.
-var errReplaced = errors.New("replaced by another file since the scan")
-
-// openSrc opens a record's file for reading without blocking on a FIFO that
-// replaced it after the scan and without touching its access time, and
-// checks it is still a regular file. All reads go through os.Root, so a
-// file swapped for a symlink out of the tree cannot be followed.
+// openSrc opens a record's file for reading relative to its directory's
+// descriptor (see dirfd.At.OpenFile): no symlink followed, no FIFO that
+// replaced it after the scan blocks, its access time kept where the kernel
+// allows, and only the same file (device and inode) the scan saw, so a
+// file swapped for a link to an ignored .env is not staged under the
+// first name.
 func (e *Env) openSrc(rec *Record) (*os.File, error) {
-	f, err := openNoATime(e.Src, rec.src, 0)
-	if err != nil {
-		return nil, err
+	if rec.dir == nil {
+		return e.Src.OpenPath(rec.name)
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+	return rec.dir.OpenFile(rec.name, rec.id)
+}
+
+// readFailed handles a failed open or read of a source file: trouble with
+// the file (permission, vanished, replaced) is recorded on it and the run
+// goes on; a failure of the machine (out of descriptors or memory, an I/O
+// error) is returned, since recording it per file would publish a
+// snapshot that silently lacks those files.
+func readFailed(rec *Record, stage string, err error) error {
+	if dirfd.IsResource(err) {
+		return fmt.Errorf("%s %s: %w", stage, rec.Path, err)
 	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", rec.Path, errNotRegular)
+	rec.fail(stage, "unreadable", err)
+	return nil
+}
+
+// sourceReader counts the bytes read from a source file and stops at the
+// next read once ctx is done, so a run cancelled inside a 200 MB one-line
+// file ends within one read instead of at the end of the file.
+type sourceReader struct {
+	ctx context.Context
+	r   io.Reader
+	n   int64
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		return 0, err
 	}
-	// os.Root keeps opens inside SRC but follows a symlink that stays
-	// inside. A file swapped after the scan for a link to another file
-	// (an ignored .env, say) must not be staged under the first name.
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && rec.ino != 0 && (uint64(st.Dev) != rec.dev || st.Ino != rec.ino) {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", rec.Path, errReplaced)
-	}
-	return f, nil
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	return n, err
 }

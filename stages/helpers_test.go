@@ -2,9 +2,9 @@ package stages
 
 import (
 	"context"
-	"os"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/rules"
 )
@@ -24,9 +24,9 @@ func defaultRules(t testing.TB) *rules.Set {
 	return rs
 }
 
-func openRoot(t testing.TB, dir string) *os.Root {
+func openRoot(t testing.TB, dir string) *dirfd.Tree {
 	t.Helper()
-	r, err := os.OpenRoot(dir)
+	r, err := dirfd.Open(dir, dirfd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,14 +26,12 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	}
 	in, err := e.openSrc(rec)
 	if err != nil {
-		rec.fail("normalize", "unreadable", err)
-		return nil
+		return readFailed(rec, "normalize", err)
 	}
 	defer in.Close()
 	before, err := in.Stat()
 	if err != nil {
-		rec.fail("normalize", "unreadable", err)
-		return nil
+		return readFailed(rec, "normalize", err)
 	}
 	// The tree is written by plain paths, not through an os.Root: that
 	// re-walks every component with openat on each call, which cost a
@@ -42,6 +40,11 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	// from readdir and are never "..", unsafe names are never staged, and
 	// O_EXCL refuses anything already at the final name.
 	name := e.treePath(rec)
+	if len(name) >= syscall.PathMax {
+		// Said at once: MkdirAll would walk the path back up to where it
+		// fits, statting at each level, quadratic in the depth.
+		return e.writeFailed(rec, &fs.PathError{Op: "mkdir", Path: name, Err: syscall.ENAMETOOLONG})
+	}
 	if dir := path.Dir(rec.Path); dir != "." {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return e.writeFailed(rec, err)
@@ -53,7 +56,8 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	}
 	dst := &writeErr{w: out}
 	bw := bufio.NewWriterSize(dst, 64<<10)
-	res, decErr := textenc.Normalize(bufio.NewReaderSize(in, 64<<10), bw)
+	src := &sourceReader{ctx: ctx, r: in} // counts what is read; stops on cancel
+	res, decErr := textenc.Normalize(bufio.NewReaderSize(src, 64<<10), bw)
 	if decErr == nil {
 		decErr = bw.Flush()
 	}
@@ -63,6 +67,9 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		return fmt.Errorf("normalize %s: write: %w", rec.Path, errors.Join(dst.err, closeErr))
 	case decErr != nil:
 		e.removeStaged(rec.Path)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		switch {
 		case errors.Is(decErr, textenc.ErrBinary):
 			rec.Category, rec.Reason = "junk", "binary"
@@ -72,7 +79,9 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		case errors.Is(decErr, textenc.ErrUndecodable):
 			rec.Reason = "undecodable"
 		default:
-			rec.fail("normalize", "unreadable", decErr)
+			if err := readFailed(rec, "normalize", decErr); err != nil {
+				return err
+			}
 		}
 		rec.Language = keepLanguage(rec)
 		return nil
@@ -85,6 +94,9 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
 	rec.Staged = true
+	// The facts are those of the bytes staged: a file that grew or shrank
+	// between the scan and this open is recorded with the size read.
+	rec.Size = src.n
 	rec.Oversize = rec.Size > e.MaxTextBytes
 	return ctx.Err()
 }

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/text/encoding/japanese"
 )
@@ -165,5 +167,33 @@ func TestSwappedForSymlinkAfterScan(t *testing.T) {
 	}
 	if rec.Staged || rec.Reason != "unreadable" || !strings.Contains(rec.Err, "replaced") {
 		t.Errorf("swapped file = staged %v reason %q err %q; want unreadable, replaced", rec.Staged, rec.Reason, rec.Err)
+	}
+}
+
+// TestSwappedForFIFOAfterScan: a file replaced by a FIFO after the scan is
+// refused at once; opening it must not wait for a writer.
+func TestSwappedForFIFOAfterScan(t *testing.T) {
+	src, out := t.TempDir(), t.TempDir()
+	writeTree(t, src, map[string]string{"notes.txt": "harmless\n"})
+	recs, _ := scanDir(t, src, ScanOptions{})
+	rec := recs["notes.txt"]
+	must(t, os.Remove(filepath.Join(src, "notes.txt")))
+	must(t, syscall.Mkfifo(filepath.Join(src, "notes.txt"), 0o644))
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx := context.Background()
+		env.Classify(ctx, rec)
+		env.Triage(ctx, rec)
+		env.Normalize(ctx, rec)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening a FIFO swapped in after the scan blocked")
+	}
+	if rec.Staged || rec.Reason != "unreadable" {
+		t.Errorf("swapped file = staged %v reason %q, want unreadable", rec.Staged, rec.Reason)
 	}
 }

@@ -5,7 +5,12 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
 // Kind is what the scan found at a path, from its lstat mode.
@@ -19,12 +24,13 @@ const (
 
 // Record is one file's trip through the pipeline.
 type Record struct {
-	Path       string // slash-separated, relative to the input root, escaped per SPEC.md; the manifest key
-	src        string // OS path relative to the input root; never written to output
+	Path       string     // slash-separated, relative to the input root, escaped per SPEC.md; the manifest key
+	dir        *dirfd.Dir // the directory holding the file; nil for NewRecord's
+	name       string     // OS name in dir (for NewRecord's, the OS path from the root); never written to output
 	Kind       Kind
-	Size       int64
-	LinkTarget string // for symlinks, as written (escaped like Path)
-	dev, ino   uint64 // identity at scan time; every later open must find the same file
+	Size       int64    // bytes at scan time; normalize replaces it with the bytes it read
+	LinkTarget string   // for symlinks, as written (escaped like Path)
+	id         dirfd.ID // identity at scan time; every later open must find the same file
 
 	// classify
 	Mime        string
@@ -65,19 +71,35 @@ type Func func(ctx context.Context, rec *Record) error
 // NewRecord makes a record for a regular file, for tests and tools that
 // bypass the scan. src is the OS path relative to the input root.
 func NewRecord(path, src string, size int64) *Record {
-	return &Record{Path: path, src: src, Kind: KindFile, Size: size}
+	return &Record{Path: path, name: filepath.ToSlash(src), Kind: KindFile, Size: size}
 }
 
 // Src is the OS path relative to the input root the record is read from.
-func (r *Record) Src() string { return r.src }
+func (r *Record) Src() string {
+	if r.dir == nil {
+		return r.name
+	}
+	return joinSlash(r.dir.Path(), r.name)
+}
 
 // fail records a per-file failure; the file stays in files.json as junk with
 // the reason, and later stages skip it.
 func (r *Record) fail(stage, reason string, err error) {
 	if r.Err == "" {
-		r.Err = fmt.Sprintf("%s: %v", stage, err)
+		r.Err = fmt.Sprintf("%s: %s", stage, cause(err))
 	}
 	r.Category, r.Reason, r.Staged = "junk", reason, false
+}
+
+// cause is err's message without an absolute path: files.json is the same
+// on every machine, and a failed write to OUT/tree would otherwise name the
+// random temporary directory. The entry's own path says which file it is.
+func cause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Skip reports whether later stages should leave the record alone.

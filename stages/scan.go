@@ -1,22 +1,20 @@
 package stages
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/pathname"
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -28,34 +26,43 @@ type Pruned struct {
 
 // ScanOptions configures one Scan.
 type ScanOptions struct {
-	Root     *os.Root   // the input tree; only read
-	Rules    *rules.Set // exclude dirs
-	NoIgnore bool       // do not honour .gitignore / .ignore files
-	Workers  int        // directories read at once
-	// Skip reports whether an OS path relative to the root must be passed
-	// over silently: the output directory and its siblings when OUT lies
-	// inside the input. nil skips nothing.
-	Skip func(rel string) bool
+	Root     *dirfd.Tree // the input tree; only read
+	Rules    *rules.Set  // exclude dirs
+	NoIgnore bool        // do not honour .gitignore / .ignore files
+	Workers  int         // directories read at once
+	// Skip holds the identities (device, inode) of entries to pass over
+	// silently: the output directory, its lock and temporary snapshots
+	// when OUT lies inside the input. Identity, not name: a file of the
+	// input that merely shares their names is scanned like any other.
+	Skip map[dirfd.ID]bool
 	// Found is called once per record as the walk finds it, from any
 	// goroutine; nil ignores. It feeds progress.
 	Found func()
 }
 
 // Scan walks the tree without following symlinks and returns one record per
-// file, sorted by Path, and the directories it pruned. Per-directory trouble
-// (a directory it cannot read) is recorded in pruned; only a cancelled
-// context fails the scan.
+// file, sorted by Path, and the directories it pruned. Each directory is
+// opened relative to its parent's descriptor (internal/dirfd), so the walk
+// costs the same per directory at any depth. Per-directory trouble (a
+// directory it cannot read) is recorded in pruned; a cancelled context or
+// a failure of the machine (out of descriptors or memory, an I/O error)
+// fails the scan: a snapshot missing what it could not read must not be
+// published as whole.
 func Scan(ctx context.Context, opts ScanOptions) ([]*Record, []Pruned, error) {
 	w := &walker{opts: opts}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(opts.Workers, 1))
 	w.g = g
-	var base []ignorePattern
+	root := &dirNode{d: opts.Root.Root(), vi: ignoreVerdicts{noVerdict, noVerdict}}
 	if !opts.NoIgnore {
 		// git's own per-repository excludes, as git check-ignore reads them.
-		base = w.readIgnore(".git/info/exclude", nil)
+		pats, err := w.readExclude()
+		if err != nil {
+			return nil, nil, err
+		}
+		root.ign = newIgnoreSet(nil, pats)
 	}
-	g.Go(func() error { return w.dir(gctx, "", "", false, base) })
+	g.Go(func() error { return w.dir(gctx, root) })
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
@@ -76,68 +83,140 @@ type walker struct {
 	pruned []Pruned
 }
 
+// dirNode is one directory on the walk. It holds its own name only:
+// paths are built from the chain when needed, so a 10,000-level tree does
+// not hold 10,000 ever longer path strings.
+type dirNode struct {
+	parent *dirNode
+	d      *dirfd.Dir
+	esc    string // escaped name ("" for the root)
+	unsafe bool   // this or a parent component needed escaping
+	ign    *ignoreSet
+	vi     ignoreVerdicts
+}
+
+// path is the escaped manifest path of name in s ("" name: s itself).
+func (s *dirNode) path(name string) string {
+	var parts []string
+	if name != "" {
+		parts = append(parts, name)
+	}
+	for x := s; x.parent != nil; x = x.parent {
+		parts = append(parts, x.esc)
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "/")
+}
+
+// comps is the OS path components of name in s, for ignore patterns.
+func (s *dirNode) comps(name string) []string {
+	parts := []string{name}
+	for x := s; x.parent != nil; x = x.parent {
+		parts = append(parts, x.d.Name())
+	}
+	slices.Reverse(parts)
+	return parts
+}
+
+// entry is one name of a directory with its lstat.
+type entry struct {
+	name string
+	st   unix.Stat_t
+	err  error // lstat failed: recorded as unreadable
+}
+
 // dir reads one directory and spawns its subdirectories on the pool, or
 // walks them inline when the pool is full (so a deep tree cannot deadlock).
-// rel is the OS path ("" for the root), esc its escaped manifest form,
-// unsafe whether some component needed escaping.
-func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []ignorePattern) error {
+func (w *walker) dir(ctx context.Context, s *dirNode) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := openDir(w.opts.Root, orDot(rel))
-	if err != nil {
-		w.prune(esc, "unreadable")
-		return nil
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && len(entries) == 0 {
-		w.prune(esc, "unreadable")
-		return nil
-	}
-	domain := splitPath(rel)
-	if !w.opts.NoIgnore {
-		pats = slices.Clip(pats) // appending below must not touch the parent's slice
-		for _, name := range []string{".gitignore", ".ignore"} {
-			pats = append(pats, w.readIgnore(join(rel, name), domain)...)
+	var ents []entry
+	var own []ignorePattern
+	err := s.d.Do(func(at dirfd.At) error {
+		names, err := at.ReadDir()
+		if err != nil {
+			return err
 		}
+		ents = make([]entry, 0, len(names))
+		for _, name := range names {
+			st, err := at.Lstat(name)
+			if dirfd.IsResource(err) {
+				return err
+			}
+			if err == nil && w.opts.Skip[dirfd.IDOf(&st)] {
+				continue
+			}
+			ents = append(ents, entry{name: name, st: st, err: err})
+		}
+		if w.opts.NoIgnore {
+			return nil
+		}
+		domain := func() []string { // built only when an ignore file exists: it costs the depth
+			if s.parent == nil {
+				return nil
+			}
+			c := s.comps("")
+			return c[:len(c)-1]
+		}
+		for _, name := range []string{".gitignore", ".ignore"} {
+			ps, err := readIgnoreAt(at, name, domain)
+			if err != nil {
+				return err
+			}
+			own = append(own, ps...)
+		}
+		return nil
+	})
+	if err != nil {
+		if dirfd.IsResource(err) {
+			return fmt.Errorf("scan %s: %w", orDot(s.path("")), err)
+		}
+		w.prune(s.path(""), "unreadable")
+		return nil
 	}
-	var dirMatcher, fileMatcher gitignore.Matcher
-	if len(pats) > 0 {
-		dirMatcher, fileMatcher = newMatchers(pats)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	ign := newIgnoreSet(s.ign, own)
 	// Generic output dirs (dist, build, target) are build output only beside
 	// the manifest of the tool that writes them.
 	hasManifest := false
-	for _, e := range entries {
-		if !e.IsDir() && w.opts.Rules.IsManifest(e.Name()) {
+	for _, e := range ents {
+		if e.err == nil && e.st.Mode&unix.S_IFMT != unix.S_IFDIR && w.opts.Rules.IsManifest(e.name) {
 			hasManifest = true
 			break
 		}
 	}
-	for _, e := range entries {
-		name := e.Name()
-		childRel := join(rel, name)
-		if w.opts.Skip != nil && w.opts.Skip(childRel) {
-			continue
+	// This directory's path costs its depth to build: only files and pruned
+	// directories need it, so a chain of directories holding one directory
+	// each never builds it.
+	var dirPath string
+	built := false
+	join := func(name string) string {
+		if !built {
+			dirPath, built = s.path(""), true
 		}
-		nameEsc, nameUnsafe := EscapeName(name)
-		childEsc := joinSlash(esc, nameEsc)
-		childUnsafe := unsafe || nameUnsafe
-		isDir := e.IsDir()
-		matcher := fileMatcher
+		return joinSlash(dirPath, name)
+	}
+	for _, e := range ents {
+		nameEsc, nameUnsafe := EscapeName(e.name)
+		unsafe := s.unsafe || nameUnsafe
+		isDir := e.err == nil && e.st.Mode&unix.S_IFMT == unix.S_IFDIR
+		comps := func() []string { return s.comps(e.name) }
 		if isDir {
-			matcher = dirMatcher
-		}
-		ignored := matcher != nil && matcher.Match(append(slices.Clip(domain), name), isDir)
-		if isDir {
+			all := ign.match(s.vi.all, e.name, true, false, comps)
 			switch {
-			case w.opts.Rules.ExcludeDirs[name], hasManifest && w.opts.Rules.OutputDirs[name]:
-				w.prune(childEsc, "excluded-dir")
-			case ignored:
-				w.prune(childEsc, "ignored")
+			case w.opts.Rules.ExcludeDirs[e.name], hasManifest && w.opts.Rules.OutputDirs[e.name]:
+				w.prune(join(nameEsc), "excluded-dir")
+			case all.exclude:
+				w.prune(join(nameEsc), "ignored")
 			default:
-				walk := func() error { return w.dir(ctx, childRel, childEsc, childUnsafe, pats) }
+				child := &dirNode{
+					parent: s, d: s.d.Child(e.name, dirfd.IDOf(&e.st)), esc: nameEsc, unsafe: unsafe, ign: ign,
+					vi: ignoreVerdicts{all: all, plain: ign.match(s.vi.plain, e.name, true, true, comps)},
+				}
+				walk := func() error { return w.dir(ctx, child) }
 				if !w.g.TryGo(walk) {
 					if err := walk(); err != nil {
 						return err
@@ -146,37 +225,53 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 			}
 			continue
 		}
-		w.add(w.record(childRel, childEsc, childUnsafe, ignored, e))
+		ignored := ign.match(s.vi.plain, e.name, false, true, comps).exclude
+		rec, err := w.record(s.d, e, join(nameEsc), unsafe, ignored)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", rec.Path, err)
+		}
+		w.add(rec)
 	}
 	return nil
 }
 
-func (w *walker) record(rel, esc string, unsafe, ignored bool, e fs.DirEntry) *Record {
-	rec := &Record{Path: esc, src: rel}
-	info, err := w.opts.Root.Lstat(rel)
-	if err != nil {
-		rec.fail("scan", "unreadable", err)
-		return rec
+// record makes the record of one non-directory entry; it errs only when
+// reading a link failed for lack of a resource (the run must stop).
+func (w *walker) record(d *dirfd.Dir, e entry, path string, unsafe, ignored bool) (*Record, error) {
+	rec := &Record{Path: path, dir: d, name: e.name}
+	if e.err != nil {
+		rec.fail("scan", "unreadable", e.err)
+		return rec, nil
 	}
-	rec.Size = info.Size()
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		rec.dev, rec.ino = uint64(st.Dev), st.Ino
+	rec.Size = e.st.Size
+	rec.id = dirfd.IDOf(&e.st)
+	// A name the read server would refuse can never be served: percent
+	// encodings and NFKC look-alikes of "..", bidi controls, a drive
+	// letter. Only the length is the write's business (path-too-long).
+	if err := pathname.Check(path); err != nil && !errors.Is(err, pathname.ErrTooLong) {
+		unsafe = true
 	}
-	mode := info.Mode()
-	switch {
-	case mode&fs.ModeSymlink != 0:
+	switch e.st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
 		rec.Kind, rec.Category, rec.Reason = KindSymlink, "junk", "symlink"
-		if target, err := w.opts.Root.Readlink(rel); err == nil {
+		target, err := d.Readlink(e.name)
+		if dirfd.IsResource(err) {
+			return rec, err
+		}
+		if err == nil {
 			rec.LinkTarget, _ = EscapeName(target)
 		}
-	case !mode.IsRegular():
+	case unix.S_IFREG:
+		switch {
+		case unsafe:
+			rec.Category, rec.Reason = "junk", "unsafe-name"
+		case ignored:
+			rec.Category, rec.Reason = "junk", "ignored"
+		}
+	default:
 		rec.Kind, rec.Category, rec.Reason = KindSpecial, "junk", "special-file"
-	case unsafe:
-		rec.Category, rec.Reason = "junk", "unsafe-name"
-	case ignored:
-		rec.Category, rec.Reason = "junk", "ignored"
 	}
-	return rec
+	return rec, nil
 }
 
 func (w *walker) add(rec *Record) {
@@ -189,99 +284,27 @@ func (w *walker) add(rec *Record) {
 }
 
 func (w *walker) prune(esc, reason string) {
-	if esc == "" {
-		esc = "."
-	}
 	w.mu.Lock()
-	w.pruned = append(w.pruned, Pruned{Path: esc, Reason: reason})
+	w.pruned = append(w.pruned, Pruned{Path: orDot(esc), Reason: reason})
 	w.mu.Unlock()
 }
 
-// openDir opens a directory for reading without moving its access time.
-func openDir(root *os.Root, rel string) (*os.File, error) {
-	return openNoATime(root, rel, syscall.O_DIRECTORY)
-}
-
-// openNoATime opens rel read-only without blocking on a FIFO and without
-// moving its access time where the kernel allows it: O_NOATIME is only for
-// the file's owner (or root), so anyone else falls back to a plain open.
-func openNoATime(root *os.Root, rel string, flags int) (*os.File, error) {
-	flags |= os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
-	f, err := root.OpenFile(rel, flags|syscall.O_NOATIME, 0)
-	if errors.Is(err, syscall.EPERM) {
-		f, err = root.OpenFile(rel, flags, 0)
-	}
-	return f, err
-}
-
-// maxIgnoreBytes bounds an ignore file read: a hostile multi-gigabyte
-// .gitignore must not exhaust memory.
-const maxIgnoreBytes = 1 << 20
-
-// readIgnore parses one ignore file; a missing or unreadable one adds nothing.
-func (w *walker) readIgnore(rel string, domain []string) []ignorePattern {
-	f, err := openNoATime(w.opts.Root, rel, 0)
+// readExclude reads .git/info/exclude, one component at a time and
+// without following a symlink.
+func (w *walker) readExclude() ([]ignorePattern, error) {
+	f, err := w.opts.Root.OpenPath(".git/info/exclude")
 	if err != nil {
-		return nil
+		if dirfd.IsResource(err) {
+			return nil, err
+		}
+		return nil, nil
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil
+	ps, err := parseIgnore(f, nil)
+	if err != nil && dirfd.IsResource(err) {
+		return nil, err
 	}
-	var ps []ignorePattern
-	sc := bufio.NewScanner(&limitedReader{f, maxIgnoreBytes})
-	sc.Buffer(make([]byte, 0, 4096), maxIgnoreBytes)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		if !strings.HasSuffix(line, `\ `) {
-			line = strings.TrimRight(line, " ")
-		}
-		ps = append(ps, ignorePattern{gitignore.ParsePattern(line, domain), strings.HasSuffix(line, "/")})
-	}
-	return ps
-}
-
-// ignorePattern is one ignore line, parsed by go-git's gitignore package.
-type ignorePattern struct {
-	gitignore.Pattern
-	dirOnly bool // the line ended in "/"
-}
-
-// newMatchers returns one matcher for directories (every pattern) and one
-// for files (no directory-only patterns). go-git applies a directory-only
-// pattern such as "!dir/**/" to the files below it, which git does not; the
-// walk already pruned every ignored parent, so a file only needs the
-// patterns that can match a file.
-func newMatchers(ps []ignorePattern) (dirs, files gitignore.Matcher) {
-	all := make([]gitignore.Pattern, 0, len(ps))
-	var plain []gitignore.Pattern
-	for _, p := range ps {
-		all = append(all, p.Pattern)
-		if !p.dirOnly {
-			plain = append(plain, p.Pattern)
-		}
-	}
-	return gitignore.NewMatcher(all), gitignore.NewMatcher(plain)
-}
-
-type limitedReader struct {
-	f interface{ Read([]byte) (int, error) }
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, errors.New("ignore file too large")
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
+	return ps, nil
 }
 
 // EscapeName writes a file name so it is safe in JSON, logs and terminals:
@@ -317,13 +340,6 @@ func EscapeName(name string) (esc string, unsafe bool) {
 	return b.String(), true
 }
 
-func join(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + string(os.PathSeparator) + name
-}
-
 func joinSlash(dir, name string) string {
 	if dir == "" {
 		return name
@@ -336,11 +352,4 @@ func orDot(rel string) string {
 		return "."
 	}
 	return rel
-}
-
-func splitPath(rel string) []string {
-	if rel == "" {
-		return nil
-	}
-	return strings.Split(rel, string(os.PathSeparator))
 }

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
 func TestScanPrunesExcludedDirs(t *testing.T) {
@@ -216,19 +221,34 @@ func TestEscapeName(t *testing.T) {
 	}
 }
 
+// TestScanSkip: OUT, its lock and temporary snapshots are passed over by
+// identity (device and inode); files of the input that merely share their
+// names are scanned like any other (a repository holding ".staging.tmp-42/"
+// or ".staging.notes" lost them from files.json when the skip went by
+// name).
 func TestScanSkip(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"a.go": "package a\n", "staging/files.json": "{}", ".staging.lock": "pid 1",
-		".staging.tmp-123/x": "x", ".stagingx": "kept",
+		".staging.tmp-123/x": "x", ".staging.tmp-42/y.go": "package y\n", ".staging.notes": "kept", ".stagingx": "kept",
 	})
-	skip := func(rel string) bool {
-		return rel == "staging" || strings.HasPrefix(rel, ".staging.")
+	skip := map[dirfd.ID]bool{}
+	for _, name := range []string{"staging", ".staging.lock", ".staging.tmp-123"} {
+		skip[idOf(t, filepath.Join(dir, name))] = true
 	}
 	recs, pruned := scanDir(t, dir, ScanOptions{Skip: skip})
-	if got := keys(recs); !slices.Equal(got, []string{".stagingx", "a.go"}) || len(pruned) != 0 {
-		t.Errorf("scanned %q pruned %v, want only .stagingx and a.go", got, pruned)
+	if got, want := keys(recs), []string{".staging.notes", ".staging.tmp-42/y.go", ".stagingx", "a.go"}; !slices.Equal(got, want) || len(pruned) != 0 {
+		t.Errorf("scanned %q pruned %v, want %q", got, pruned, want)
 	}
+}
+
+func idOf(t testing.TB, name string) dirfd.ID {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Lstat(name, &st); err != nil {
+		t.Fatal(err)
+	}
+	return dirfd.IDOf(&st)
 }
 
 // TestIgnoreMatchesGit compares the scan's .gitignore handling with
@@ -291,7 +311,8 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		t.Fatalf("git check-ignore found only %d ignored paths; the fixture is broken", len(gitIgnored))
 	}
 
-	recs, pruned := scanDir(t, dir, ScanOptions{Skip: func(rel string) bool { return rel == ".git" }})
+	skipGit := map[dirfd.ID]bool{idOf(t, filepath.Join(dir, ".git")): true}
+	recs, pruned := scanDir(t, dir, ScanOptions{Skip: skipGit})
 	for _, f := range all {
 		ours := false
 		if r := recs[f]; r != nil {
@@ -313,7 +334,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 	}
 
 	// --no-ignore scans everything.
-	recs, pruned = scanDir(t, dir, ScanOptions{NoIgnore: true, Skip: func(rel string) bool { return rel == ".git" }})
+	recs, pruned = scanDir(t, dir, ScanOptions{NoIgnore: true, Skip: skipGit})
 	if len(pruned) != 0 || len(recs) != len(all) {
 		t.Errorf("--no-ignore: %d records, %d pruned; want %d and 0", len(recs), len(pruned), len(all))
 	}
@@ -346,4 +367,115 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// mkdeep makes levels nested directories "d" under dir, through directory
+// descriptors (the whole path is far over PATH_MAX), with a file every
+// fileEvery levels and leaf.txt at the bottom.
+func mkdeep(t testing.TB, dir string, levels, fileEvery int) {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	must(t, err)
+	write := func(name, content string) {
+		f, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644)
+		must(t, err)
+		_, err = unix.Write(f, []byte(content))
+		must(t, err)
+		unix.Close(f)
+	}
+	for i := range levels {
+		must(t, unix.Mkdirat(fd, "d", 0o755))
+		next, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		must(t, err)
+		unix.Close(fd)
+		fd = next
+		if fileEvery > 0 && (i+1)%fileEvery == 0 {
+			write("f.txt", fmt.Sprintf("level %d\n", i+1))
+		}
+	}
+	write("leaf.txt", "the bottom\n")
+	unix.Close(fd)
+}
+
+// openFDs counts this process's open descriptors.
+func openFDs(t testing.TB) int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(entries)
+}
+
+// TestScanDeep: 10,000 nested levels are walked through directory
+// descriptors in linear time (resolving each path from the root made
+// 4,000 levels take 209 s and 10,000 never finish), holding a bounded
+// number of descriptors, and the deepest file can be opened and read.
+func TestScanDeep(t *testing.T) {
+	dir := memDir(t)
+	mkdeep(t, dir, 10000, 1000)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard, not a benchmark
+	defer cancel()
+	tree := openRoot(t, dir)
+	fds := openFDs(t)
+	recs, _, err := Scan(ctx, ScanOptions{Root: tree, Rules: defaultRules(t), Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := openFDs(t) - fds; n > 64+4 {
+		t.Errorf("the walk left %d descriptors open, want at most the cache's 64", n)
+	}
+	if len(recs) != 11 {
+		t.Fatalf("%d records, want 10 f.txt and leaf.txt", len(recs))
+	}
+	var leaf *Record
+	for _, r := range recs {
+		if strings.HasSuffix(r.Path, "leaf.txt") {
+			leaf = r
+		}
+	}
+	if want := strings.Repeat("d/", 10000) + "leaf.txt"; leaf == nil || leaf.Path != want {
+		t.Fatalf("deepest record missing or misnamed")
+	}
+	env := &Env{Src: tree, Rules: defaultRules(t)}
+	must(t, env.Classify(ctx, leaf))
+	if leaf.Err != "" || string(leaf.head) != "the bottom\n" {
+		t.Errorf("deepest file read as %q, err %q", leaf.head, leaf.Err)
+	}
+}
+
+// TestScanUnservableNames: a name the read server would refuse once it is
+// percent-decoded or NFKC-folded, or that holds a bidi control, is
+// unsafe-name, as is every file below such a directory.
+func TestScanUnservableNames(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"%2e%2e/x.txt": "x\n", "．．/y.txt": "x\n", "evil\u202egnp.js": "x\n", "c:drive.txt": "x\n",
+		"\u200fmark.txt": "x\n", "x%zz%2f%2e%2e%2fq.txt": "x\n", "fine%41.txt": "x\n", "ok/中文.md": "x\n",
+	})
+	recs, _ := scanDir(t, dir, ScanOptions{})
+	for p, want := range map[string]string{
+		"%2e%2e/x.txt": "unsafe-name", "．．/y.txt": "unsafe-name", "evil\u202egnp.js": "unsafe-name",
+		"c:drive.txt": "unsafe-name", "\u200fmark.txt": "unsafe-name", "x%zz%2f%2e%2e%2fq.txt": "unsafe-name",
+		"fine%41.txt": "", "ok/中文.md": "",
+	} {
+		if r := recs[p]; r == nil || r.Reason != want {
+			t.Errorf("%q: %+v, want reason %q", p, r, want)
+		}
+	}
+}
+
+// memDir is a temporary directory on a tmpfs where there is one: making
+// and removing 10,000 levels on a disk is most of such a test's time.
+func memDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "repoprep-test-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Error(err)
+		}
+	})
+	return dir
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
@@ -60,7 +61,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 		}
 		g.Go(func() error {
 			name := e.treePath(rec)
-			fs, err := sc.ScanFileAs(name, "", false)
+			fs, err := scanStaged(gctx, sc, name)
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
@@ -89,7 +90,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 			if err := secrets.RedactFile(name, redact); err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
-			return e.remeasure(rec)
+			return e.remeasure(gctx, rec)
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -129,29 +130,80 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 	return out, nil
 }
 
+// scanStaged scans one staged copy for every rule. The scanner stops
+// between reads and keyword windows once ctx is done, but one regular
+// expression over one window cannot be interrupted, and on a 200 MB line
+// dense with keywords a window is a 32 MiB line that takes seconds: so a
+// cancelled run does not wait for it. The scan goes on in the background
+// until that window is done and its result is dropped; the file it reads
+// may be removed meanwhile (an open file outlives its name).
+func scanStaged(ctx context.Context, sc *secrets.Scanner, name string) ([]secrets.Finding, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		fs  []secrets.Finding
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer f.Close()
+		fs, err := sc.ScanReader(ctx, &sourceReader{ctx: ctx, r: f}, "")
+		done <- result{fs, err}
+	}()
+	select {
+	case r := <-done:
+		return r.fs, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// maxCountBytes bounds one token count in remeasure: a 200 MB line is
+// counted in pieces cut at rune boundaries (as normalize cuts a line
+// without newlines), so memory stays bounded and a cancelled run stops
+// between pieces.
+const maxCountBytes = 1 << 20
+
 // remeasure refreshes what redaction changed in a staged copy: its hash,
 // size, lines (a private key block collapses to one line) and tokens.
-func (e *Env) remeasure(rec *Record) error {
+func (e *Env) remeasure(ctx context.Context, rec *Record) error {
 	f, err := os.Open(e.treePath(rec))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	h := blake3.New()
-	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
+	br := bufio.NewReaderSize(io.TeeReader(&sourceReader{ctx: ctx, r: f}, h), 64<<10)
 	var size int64
 	lines, toks := 0, 0
+	var line []byte // the current line, or what is left of it past maxCountBytes
 	for {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 {
-			size += int64(len(line))
+		chunk, err := br.ReadSlice('\n')
+		size += int64(len(chunk))
+		line = append(line, chunk...)
+		switch {
+		case len(chunk) > 0 && chunk[len(chunk)-1] == '\n', err == io.EOF && len(line) > 0:
 			lines++
-			toks += tokens.Count(line)
+			toks += tokens.Count(string(line))
+			line = line[:0]
+		case len(line) >= maxCountBytes:
+			cut := len(line) // at a rune boundary; an incomplete last rune waits for the next piece
+			last := cut - 1
+			for last > 0 && !utf8.RuneStart(line[last]) {
+				last--
+			}
+			if !utf8.FullRune(line[last:]) {
+				cut = last
+			}
+			toks += tokens.Count(string(line[:cut]))
+			line = append(line[:0], line[cut:]...)
 		}
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
+		if err != nil && err != bufio.ErrBufferFull {
 			return fmt.Errorf("secrets %s: %w", rec.Path, err)
 		}
 	}

@@ -172,12 +172,12 @@ func isTestPath(p string) bool {
 	if enry.IsTest(p) || testName.MatchString(path.Base(p)) {
 		return true
 	}
-	dir := path.Dir(p)
-	for dir != "." && dir != "/" {
-		if testDirs[strings.ToLower(path.Base(dir))] {
+	// One pass over the components: walking up with path.Dir cleaned the
+	// whole path at every level, quadratic in the depth.
+	for seg := range strings.SplitSeq(path.Dir(p), "/") {
+		if testDirs[strings.ToLower(seg)] {
 			return true
 		}
-		dir = path.Dir(dir)
 	}
 	return false
 }

@@ -30,8 +30,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		asJSON       bool
 		quiet        bool
 	)
-	fs.StringVar(&opts.OutDir, "out", "./staging", "`DIR` the snapshot is published to")
-	fs.StringVar(&opts.OutDir, "o", "./staging", "shorthand for --out")
+	fs.StringVar(&opts.OutDir, "out", "", "`DIR` the snapshot is published to (default: $XDG_CACHE_HOME/repoprep/<name>-<hash>, printed at the end)")
+	fs.StringVar(&opts.OutDir, "o", "", "shorthand for --out")
 	fs.IntVar(&opts.Workers, "workers", 0, "size of each stage's worker pool (default: number of CPUs)")
 	fs.Var(&maxText, "max-text-bytes", "text files larger than `N` bytes are oversize (suffixes K, M, G; default 2M)")
 	fs.IntVar(&opts.PreviewLines, "preview-lines", 100, "lines of preview per oversize file")

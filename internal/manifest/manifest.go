@@ -67,6 +67,16 @@ func EncodeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// CheckEnd errs when anything but white space follows the value dec just
+// decoded: a second document, or garbage appended to the file, means the
+// file is not what its writer wrote.
+func CheckEnd(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("trailing data after the JSON document (at byte %d)", dec.InputOffset())
+	}
+	return nil
+}
+
 // ReadManifest loads and checks OUT/files.json.
 func ReadManifest(path string) (*Manifest, error) {
 	data, err := os.ReadFile(path)
@@ -84,8 +94,69 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("parse files.json: %w", err)
 	}
+	if err := CheckEnd(dec); err != nil {
+		return nil, fmt.Errorf("parse files.json: %w", err)
+	}
 	if m.Schema != FilesSchema {
 		return nil, fmt.Errorf("parse files.json: schema %q, want %q", m.Schema, FilesSchema)
 	}
 	return &m, nil
+}
+
+// WriteManifest writes m as files.json, byte for byte what EncodeJSON
+// writes, one entry at a time: a 200,000-file manifest is never held as
+// one encoded buffer (two, with the indentation pass).
+func WriteManifest(w io.Writer, m *Manifest) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	schema, err := json.Marshal(m.Schema)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "{\n  \"schema\": %s,\n", schema); err != nil {
+		return err
+	}
+	if err := writeArray(w, &buf, enc, "files", m.Files, ","); err != nil {
+		return err
+	}
+	if err := writeArray(w, &buf, enc, "pruned", m.Pruned, ""); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "}\n")
+	return err
+}
+
+// writeArray writes `  "name": [...]` with each element indented as
+// EncodeJSON indents it, then after and a newline.
+func writeArray[T any](w io.Writer, buf *bytes.Buffer, enc *json.Encoder, name string, elems []T, after string) error {
+	if elems == nil {
+		_, err := fmt.Fprintf(w, "  %q: null%s\n", name, after)
+		return err
+	}
+	if len(elems) == 0 {
+		_, err := fmt.Fprintf(w, "  %q: []%s\n", name, after)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "  %q: [\n", name); err != nil {
+		return err
+	}
+	for i := range elems {
+		buf.Reset()
+		buf.WriteString("    ")
+		if err := enc.Encode(&elems[i]); err != nil {
+			return err
+		}
+		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if i < len(elems)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "  ]%s\n", after)
+	return err
 }

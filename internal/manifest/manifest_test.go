@@ -14,6 +14,10 @@ func TestParseManifest(t *testing.T) {
 		{"wrong schema", `{"schema": "repoprep.files/v9", "files": []}`, "schema"},
 		{"unknown field", `{"schema": "repoprep.files/v1", "files": [{"path": "a", "extra": 1}]}`, "unknown field"},
 		{"not json", `{"schema":`, "parse files.json"},
+		{"truncated", `{"schema": "repoprep.files/v1", "files": [{"path": "a"}`, "unexpected EOF"},
+		{"second document", `{"schema": "repoprep.files/v1", "files": []} {"schema": "repoprep.files/v1"}`, "trailing data"},
+		{"garbage after", "{\"schema\": \"repoprep.files/v1\", \"files\": []}\nxx", "trailing data"},
+		{"trailing white space", "{\"schema\": \"repoprep.files/v1\", \"files\": []}\n\n  \t", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,4 +53,32 @@ func FuzzParseManifest(f *testing.F) {
 			t.Fatal("manifest does not round-trip")
 		}
 	})
+}
+
+// TestWriteManifestMatchesEncodeJSON: the streaming writer gives the same
+// bytes as encoding the whole manifest at once, for empty, nil and full
+// lists and for paths JSON must escape.
+func TestWriteManifestMatchesEncodeJSON(t *testing.T) {
+	full := &Manifest{Schema: FilesSchema, Files: []Entry{
+		{Path: "a<b>&c.go", Size: 3, Category: "source", Staged: true, Hash: "blake3:00"},
+		{Path: "dir/\"quoted\"\\x.txt", Category: "junk", Reason: "unsafe-name", Error: "scan: x"},
+		{Path: "l", Category: "junk", Reason: "symlink", LinkTarget: "../t"},
+	}, Pruned: []Pruned{{Path: ".git", Reason: "excluded-dir"}, {Path: "node_modules", Reason: "excluded-dir"}}}
+	for name, m := range map[string]*Manifest{
+		"full":  full,
+		"empty": {Schema: FilesSchema, Files: []Entry{}, Pruned: []Pruned{}},
+		"nil":   {Schema: FilesSchema},
+		"one":   {Schema: FilesSchema, Files: full.Files[:1], Pruned: []Pruned{}},
+	} {
+		var want, got bytes.Buffer
+		if err := EncodeJSON(&want, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteManifest(&got, m); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: WriteManifest gave\n%s\nEncodeJSON gives\n%s", name, got.String(), want.String())
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -54,6 +55,13 @@ func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) 
 	return found, nil
 }
 
+// ScanReader scans r as ScanFileAs scans a file, without redacting, and
+// stops with ctx's error once ctx is done, between reads and between
+// keyword windows: a 200 MB line dense with keywords takes minutes.
+func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) ([]Finding, error) {
+	return s.scanReaderCtx(ctx, r, s.pathSkips(path), chunkBytes)
+}
+
 // pathSkips marks the rules whose path allowlist covers path; nil when none
 // does, or when path is "" (scan for every rule; the caller judges paths).
 func (s *Scanner) pathSkips(path string) []bool {
@@ -82,6 +90,10 @@ var scanBufs = sync.Pool{New: func() any {
 // line boundaries, keeps the findings that start before keep, and carries buf[keep:] over.
 // chunk is a parameter so tests can cross many chunk boundaries in a small file.
 func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, error) {
+	return s.scanReaderCtx(context.Background(), r, skip, chunk)
+}
+
+func (s *Scanner) scanReaderCtx(ctx context.Context, r io.Reader, skip []bool, chunk int) ([]Finding, error) {
 	var buf []byte
 	if chunk == chunkBytes {
 		// A fresh 4 MiB buffer per file made the stage spend most of its
@@ -136,7 +148,10 @@ func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, er
 				keep = scanEnd - carryBytes // one huge line: cut it
 			}
 		}
-		cands := s.candidates(buf[:scanEnd], skip)
+		cands := s.candidatesCtx(ctx, buf[:scanEnd], skip)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		cands = slices.DeleteFunc(cands, func(c candidate) bool {
 			return c.start >= keep || base+int64(c.start) < maxEnd
 		})
@@ -192,7 +207,9 @@ func redactFile(name string, fs []Finding) (err error) {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".redact-*")
+	// A short name of its own: name's base may already be 255 bytes
+	// (NAME_MAX), and any suffix on it would not fit.
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".redact-*")
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ package secrets
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -185,6 +186,12 @@ type candidate struct {
 // candidates runs the pre-filter and the rules over content and resolves overlaps: when
 // two candidates overlap, the earlier rule wins. skip, when not nil, drops whole rules.
 func (s *Scanner) candidates(content []byte, skip []bool) []candidate {
+	return s.candidatesCtx(context.Background(), content, skip)
+}
+
+// candidatesCtx is candidates that gives up (with what it has) once ctx is
+// done; the caller checks ctx.
+func (s *Scanner) candidatesCtx(ctx context.Context, content []byte, skip []bool) []candidate {
 	wins := s.windows(content)
 	var cands []candidate
 	for ri := range s.rules {
@@ -192,7 +199,10 @@ func (s *Scanner) candidates(content []byte, skip []bool) []candidate {
 			continue
 		}
 		r := &s.rules[ri]
-		for _, w := range wins[ri] {
+		for wi, w := range wins[ri] {
+			if wi%64 == 0 && ctx.Err() != nil {
+				return nil
+			}
 			text := content[w.start:w.end]
 			for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
 				if (w.cutStart && m[0] == 0) || (w.cutEnd && m[1] == len(text)) {

@@ -1,0 +1,540 @@
+// Package dirfd reads a directory tree through open directory descriptors.
+// Every open names one component relative to its parent directory's
+// descriptor, never a path from the root, so an open costs the same at
+// depth 10,000 as at depth 1; no symlink is ever followed (openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS where the kernel has it, O_NOFOLLOW
+// on a single component otherwise); and a directory or file that is not
+// the one first seen (another device/inode) is refused.
+//
+// Directory descriptors are cached, least recently used first out, up to a
+// bound, and reopened from their parent on demand: a deep or wide tree
+// never holds more than that bound plus one descriptor per caller at work.
+package dirfd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// ID is a file's identity: device and inode. Two paths with the same ID
+// name the same file; a path whose ID changed names another one.
+type ID struct{ Dev, Ino uint64 }
+
+// IDOf is the identity in a stat result.
+func IDOf(st *unix.Stat_t) ID { return ID{Dev: uint64(st.Dev), Ino: st.Ino} }
+
+// IsZero reports an identity that was never recorded.
+func (id ID) IsZero() bool { return id == ID{} }
+
+var (
+	// ErrNotRegular means a file expected to be regular is now something
+	// else (swapped for a FIFO, a directory, a device).
+	ErrNotRegular = errors.New("no longer a regular file")
+	// ErrReplaced means the name now holds another file or directory than
+	// the one first seen.
+	ErrReplaced = errors.New("replaced by another file since the scan")
+)
+
+// errSymlink is ErrReplaced for a name that now holds a symlink.
+var errSymlink = fmt.Errorf("%w: now a symlink, not followed", ErrReplaced)
+
+// IsResource reports a failure of the machine rather than of one file: out
+// of descriptors (EMFILE, ENFILE), memory (ENOMEM, ENOBUFS) or space
+// (ENOSPC, EDQUOT), or an I/O error (EIO). A caller that recorded such a
+// failure as a per-file problem would publish an incomplete snapshot as if
+// it were whole.
+func IsResource(err error) bool {
+	for _, e := range []unix.Errno{unix.EMFILE, unix.ENFILE, unix.ENOMEM, unix.ENOBUFS, unix.ENOSPC, unix.EDQUOT, unix.EIO} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// Options configures a Tree.
+type Options struct {
+	// MaxOpenDirs bounds the directory descriptors kept open between uses;
+	// 0 means 64. Descriptors in use are never closed under their user.
+	MaxOpenDirs int
+	// ATimeRefused is called once, the first time the kernel refuses
+	// O_NOATIME (the caller does not own the file and is not root): that
+	// open, and later ones like it, move the file's access time.
+	ATimeRefused func()
+}
+
+// Tree is an open directory and the directories below it that callers
+// have reached. Safe for concurrent use.
+type Tree struct {
+	root    *Dir
+	max     int
+	openat2 bool // the kernel has openat2 (Linux 5.6) and no filter refuses it
+
+	mu         sync.Mutex
+	open       int  // descriptors held, root excluded
+	idle       list // open descriptors nobody uses, most recent first
+	closed     bool
+	atimeOnce  sync.Once
+	onATime    func()
+	atimeMoved atomic.Int64
+}
+
+// Dir is one directory of a Tree. It stays valid (and reopenable) while the
+// Tree is open, whether or not its descriptor is cached.
+type Dir struct {
+	tree   *Tree
+	parent *Dir
+	name   string // component within parent; "" for the root
+	id     ID
+
+	fd         int // -1 while not open; guarded by tree.mu
+	pins       int // callers using fd; guarded by tree.mu
+	prev, next *Dir
+}
+
+// Open opens the directory at path (symlinks in path are followed: it is
+// what the user named) as the root of a Tree.
+func Open(path string, opts Options) (*Tree, error) {
+	fd, err := openNoATime(func(flags int) (int, error) {
+		return unix.Open(path, flags|unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}, nil)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	t := &Tree{max: opts.MaxOpenDirs, onATime: opts.ATimeRefused}
+	if t.max <= 0 {
+		t.max = 64
+	}
+	t.root = &Dir{tree: t, fd: fd, id: IDOf(&st)}
+	// Probe openat2 once: ENOSYS on old kernels, EPERM under seccomp
+	// filters that predate it (some container runtimes).
+	how := &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveFlags}
+	if pfd, err := unix.Openat2(fd, ".", how); err == nil {
+		unix.Close(pfd)
+		t.openat2 = true
+	}
+	return t, nil
+}
+
+const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// Root is the tree's top directory.
+func (t *Tree) Root() *Dir { return t.root }
+
+// ATimeMoved is how many opens could not use O_NOATIME.
+func (t *Tree) ATimeMoved() int64 { return t.atimeMoved.Load() }
+
+// Close closes every cached descriptor and the root. Dirs must not be used
+// afterwards.
+func (t *Tree) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	for d := t.idle.head; d != nil; d = d.next {
+		unix.Close(d.fd)
+		d.fd = -1
+	}
+	t.idle = list{}
+	return unix.Close(t.root.fd)
+}
+
+// Child is the subdirectory name of d whose identity the caller saw (from
+// Lstat); it is opened when first used, and refused if name then holds
+// another directory. A zero id skips the check.
+func (d *Dir) Child(name string, id ID) *Dir {
+	return &Dir{tree: d.tree, parent: d, name: name, id: id, fd: -1}
+}
+
+// Parent is the directory holding d, nil for the root.
+func (d *Dir) Parent() *Dir { return d.parent }
+
+// Name is d's name in its parent ("" for the root).
+func (d *Dir) Name() string { return d.name }
+
+// ID is d's identity as the caller saw it.
+func (d *Dir) ID() ID { return d.id }
+
+// Path is d's path from the root with '/' separators ("" for the root).
+// It costs d's depth; callers that need it often should keep it.
+func (d *Dir) Path() string {
+	var parts []string
+	for x := d; x.parent != nil; x = x.parent {
+		parts = append(parts, x.name)
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, "/")
+}
+
+// acquire returns d's descriptor, opening it (and, if they were evicted,
+// its parents) when needed, and pins it until release.
+func (d *Dir) acquire() (int, error) {
+	t := d.tree
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return -1, fs.ErrClosed
+	}
+	if d.fd >= 0 {
+		if d.pins == 0 && d.parent != nil {
+			t.idle.remove(d)
+		}
+		d.pins++
+		t.mu.Unlock()
+		return d.fd, nil
+	}
+	t.mu.Unlock()
+
+	pfd, err := d.parent.acquire()
+	if err != nil {
+		return -1, err
+	}
+	fd, err := t.openDir(pfd, d.name)
+	d.parent.release()
+	if err != nil {
+		return -1, &fs.PathError{Op: "openat", Path: d.name, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, &fs.PathError{Op: "fstat", Path: d.name, Err: err}
+	}
+	if !d.id.IsZero() && IDOf(&st) != d.id {
+		unix.Close(fd)
+		return -1, &fs.PathError{Op: "openat", Path: d.name, Err: ErrReplaced}
+	}
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		unix.Close(fd)
+		return -1, fs.ErrClosed
+	}
+	if d.fd >= 0 { // another caller opened it meanwhile
+		unix.Close(fd)
+		if d.pins == 0 {
+			t.idle.remove(d)
+		}
+	} else {
+		d.fd = fd
+		t.open++
+	}
+	d.pins++
+	t.evictLocked()
+	return d.fd, nil
+}
+
+// release unpins d's descriptor; it stays cached until evicted.
+func (d *Dir) release() {
+	t := d.tree
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d.pins--
+	if d.pins > 0 || d.parent == nil {
+		return
+	}
+	if t.closed { // Close could not close it under its user
+		unix.Close(d.fd)
+		d.fd = -1
+		return
+	}
+	t.idle.pushFront(d)
+	t.evictLocked()
+}
+
+// evictLocked closes the least recently used idle descriptors beyond the
+// bound.
+func (t *Tree) evictLocked() {
+	for t.open > t.max && t.idle.tail != nil {
+		d := t.idle.tail
+		t.idle.remove(d)
+		unix.Close(d.fd)
+		d.fd = -1
+		t.open--
+	}
+}
+
+// shed closes every idle descriptor; it reports whether it closed any. A
+// caller out of descriptors tries once more after it.
+func (t *Tree) shed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.open
+	for t.idle.tail != nil {
+		d := t.idle.tail
+		t.idle.remove(d)
+		unix.Close(d.fd)
+		d.fd = -1
+		t.open--
+	}
+	return t.open < n
+}
+
+// openDir opens the subdirectory name of the directory at pfd.
+func (t *Tree) openDir(pfd int, name string) (int, error) {
+	return t.openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+}
+
+// openat opens one component below pfd without following a symlink and
+// without moving its access time where the kernel allows it; when the
+// process is out of descriptors it gives back the cached ones and tries
+// once more.
+func (t *Tree) openat(pfd int, name string, flags int) (int, error) {
+	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') {
+		return -1, unix.EINVAL // a component, never a path
+	}
+	open := func(noATime int) (int, error) {
+		f := flags | noATime | unix.O_NOFOLLOW | unix.O_NOCTTY
+		if t.openat2 {
+			return unix.Openat2(pfd, name, &unix.OpenHow{Flags: uint64(f), Resolve: resolveFlags})
+		}
+		return unix.Openat(pfd, name, f, 0)
+	}
+	fd, err := openNoATime(open, t.atimeRefused)
+	if (err == unix.EMFILE || err == unix.ENFILE) && t.shed() {
+		fd, err = openNoATime(open, t.atimeRefused)
+	}
+	return fd, err
+}
+
+func (t *Tree) atimeRefused() {
+	t.atimeMoved.Add(1)
+	if t.onATime != nil {
+		t.atimeOnce.Do(t.onATime)
+	}
+}
+
+// openNoATime opens with O_NOATIME and, when the kernel refuses it (EPERM:
+// not the file's owner), without, telling refused. open gets the flag to
+// add, O_NOATIME or 0.
+func openNoATime(open func(noATime int) (int, error), refused func()) (int, error) {
+	for {
+		fd, err := open(unix.O_NOATIME)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != unix.EPERM {
+			return fd, err
+		}
+		for {
+			fd, err = open(0)
+			if err != unix.EINTR {
+				break
+			}
+		}
+		if err == nil && refused != nil {
+			refused()
+		}
+		return fd, err
+	}
+}
+
+// At is a directory's descriptor, pinned for the duration of a Do call:
+// a caller that looks at many names in one directory pays for the pin
+// once. Its methods are safe for concurrent use.
+type At struct {
+	d  *Dir
+	fd int
+}
+
+// Do runs fn with d's descriptor pinned (opened first if it is not cached).
+func (d *Dir) Do(fn func(at At) error) error {
+	fd, err := d.acquire()
+	if err != nil {
+		return err
+	}
+	defer d.release()
+	return fn(At{d: d, fd: fd})
+}
+
+// ReadDir returns the names in d, without "." and "..", in directory order.
+func (d *Dir) ReadDir() (names []string, err error) {
+	err = d.Do(func(at At) error { names, err = at.ReadDir(); return err })
+	return names, err
+}
+
+// Lstat stats name in d without following a symlink.
+func (d *Dir) Lstat(name string) (st unix.Stat_t, err error) {
+	err = d.Do(func(at At) error { st, err = at.Lstat(name); return err })
+	return st, err
+}
+
+// Readlink returns the target of the symlink name in d, as written.
+func (d *Dir) Readlink(name string) (target string, err error) {
+	err = d.Do(func(at At) error { target, err = at.Readlink(name); return err })
+	return target, err
+}
+
+// OpenFile is At.OpenFile for one file.
+func (d *Dir) OpenFile(name string, want ID) (f *os.File, err error) {
+	err = d.Do(func(at At) error { f, err = at.OpenFile(name, want); return err })
+	return f, err
+}
+
+// ReadDir returns the names in the directory, without "." and "..".
+func (a At) ReadDir() ([]string, error) {
+	if _, err := unix.Seek(a.fd, 0, 0); err != nil { // a cached descriptor may have been read before
+		return nil, &fs.PathError{Op: "lseek", Path: a.d.name, Err: err}
+	}
+	var names []string
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(a.fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "getdents", Path: a.d.name, Err: err}
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
+
+// Lstat stats name without following a symlink.
+func (a At) Lstat(name string) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(a.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return st, &fs.PathError{Op: "fstatat", Path: name, Err: err}
+		}
+		return st, nil
+	}
+}
+
+// Readlink returns the target of the symlink name, as written.
+func (a At) Readlink(name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(a.fd, name, buf)
+		if err != nil {
+			return "", &fs.PathError{Op: "readlinkat", Path: name, Err: err}
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// OpenFile opens the regular file name for reading: without following a
+// symlink, without blocking on a FIFO put there after the caller looked
+// (O_NONBLOCK), without moving its access time where the kernel allows it,
+// and, unless want is zero, only if it is still the file the caller saw
+// (ErrReplaced). Anything but a regular file is closed unread
+// (ErrNotRegular). The descriptor is made blocking again once it is known
+// to be a regular file, so the runtime never registers it with its poller.
+func (a At) OpenFile(name string, want ID) (*os.File, error) {
+	return a.d.tree.openFileAt(a.fd, name, want)
+}
+
+// OpenPath opens the regular file at rel, a '/'-separated path below the
+// root, one component at a time, for callers that hold a path rather than
+// a Dir (tests, fixed files such as .git/info/exclude). Its cost grows
+// with rel's depth, as Dirs exist to avoid.
+func (t *Tree) OpenPath(rel string) (*os.File, error) {
+	dir, base := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, base = rel[:i], rel[i+1:]
+	}
+	d := t.root
+	if dir != "" {
+		for _, name := range strings.Split(dir, "/") {
+			d = d.Child(name, ID{})
+		}
+	}
+	f, err := d.OpenFile(base, ID{})
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = rel
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// String names d for messages.
+func (d *Dir) String() string { return fmt.Sprintf("%q", d.Path()) }
+
+// list is an intrusive doubly linked list of Dirs.
+type list struct{ head, tail *Dir }
+
+func (l *list) pushFront(d *Dir) {
+	d.prev, d.next = nil, l.head
+	if l.head != nil {
+		l.head.prev = d
+	} else {
+		l.tail = d
+	}
+	l.head = d
+}
+
+func (l *list) remove(d *Dir) {
+	if d.prev != nil {
+		d.prev.next = d.next
+	} else if l.head == d {
+		l.head = d.next
+	}
+	if d.next != nil {
+		d.next.prev = d.prev
+	} else if l.tail == d {
+		l.tail = d.prev
+	}
+	d.prev, d.next = nil, nil
+}
+
+func (t *Tree) openFileAt(pfd int, name string, want ID) (*os.File, error) {
+	fd, err := t.openat(pfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC)
+	if err == unix.ELOOP {
+		// O_NOFOLLOW (or RESOLVE_NO_SYMLINKS) refused a symlink at a name
+		// the caller knew as a file.
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: errSymlink}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	case !want.IsZero() && IDOf(&st) != want:
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrReplaced}
+	}
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err == nil {
+		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, flags&^unix.O_NONBLOCK)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "fcntl", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}

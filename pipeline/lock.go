@@ -1,0 +1,334 @@
+package pipeline
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
+)
+
+// ErrLocked means another run holds the lock on the same OUT.
+var ErrLocked = errors.New("another run is publishing to this output")
+
+// outLock is an flock(2) held on a file beside OUT, ".OUT.lock". The
+// kernel drops it when the process dies, so a run killed with SIGKILL never
+// blocks the next one.
+//
+// The lock file also holds the run's journal: the first line names the
+// holder (for the message a second run prints), the others the
+// directories this run made beside OUT, each with its identity, so the
+// next run can tell what a killed run left and restore or remove exactly
+// that: never a directory that merely has a matching name (a repository
+// may hold ".staging.tmp-42/"), never one that is not ours.
+type outLock struct {
+	f      *os.File
+	path   string
+	dir    string // OUT's parent, where the lock and temporary dirs live
+	out    string
+	id     dirfd.ID
+	holder string
+	log    *slog.Logger
+	// journal is what this run has made and not yet removed, and what
+	// killed runs left that could not be removed (carried forward).
+	journal []journalEntry
+}
+
+// journalEntry is one directory beside OUT that a run made.
+type journalEntry struct {
+	kind string // "tmp": a snapshot being built; "old": a previous snapshot moved aside
+	name string // its name in OUT's parent
+	id   dirfd.ID
+}
+
+// lockPath, tmpPrefix: the run's files live beside OUT (same filesystem, so
+// the final rename is atomic) under names derived from OUT's.
+func lockPath(out string) string  { return siblingPrefix(out) + "lock" }
+func tmpPrefix(out string) string { return siblingPrefix(out) + "tmp-" }
+func siblingPrefix(out string) string {
+	return filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".")
+}
+
+// maxLockAttempts bounds the retries when the lock file is unlinked or
+// replaced between its open and its flock.
+const maxLockAttempts = 10
+
+// acquireLock takes the lock for out. The lock file is opened without
+// following a symlink (a repository that commits ".staging.lock ->
+// ../victim" must not get victim truncated or created), must be a regular
+// file with one link owned by this user, and after flock must still be
+// the file at the lock's name: a lock file unlinked or replaced by the
+// holder's peers would otherwise let two runs in at once.
+func acquireLock(out string, log *slog.Logger) (*outLock, error) {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
+	path := lockPath(out)
+	for range maxLockAttempts {
+		l, retry, err := tryLock(path)
+		if err != nil {
+			return nil, err
+		}
+		if retry {
+			continue
+		}
+		l.dir, l.out, l.log = filepath.Dir(out), out, log
+		return l, nil
+	}
+	return nil, fmt.Errorf("lock %s: it kept being replaced while it was taken", path)
+}
+
+// tryLock makes one attempt; retry means the lock file changed under it.
+func tryLock(path string) (l *outLock, retry bool, err error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	switch {
+	case err == unix.ELOOP:
+		return nil, false, fmt.Errorf("lock %s is a symlink; refusing to follow it (remove it if it is not yours)", path)
+	case err != nil:
+		return nil, false, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		f.Close()
+		return nil, false, &fs.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	if why := lockProblem(&st); why != "" {
+		f.Close()
+		return nil, false, fmt.Errorf("lock %s %s; refusing to use it", path, why)
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		holder, _ := readHolder(f)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, false, fmt.Errorf("%s: %w (held by %s)", strings.TrimSuffix(filepath.Base(path), ".lock"), ErrLocked, holder)
+		}
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	// The file we locked must still be the one at the name: if a peer
+	// unlinked it (or put another there) between our open and our flock,
+	// the next run would lock the new file and not see us.
+	var now unix.Stat_t
+	if err := unix.Lstat(path, &now); err != nil || dirfd.IDOf(&now) != dirfd.IDOf(&st) {
+		f.Close()
+		return nil, true, nil
+	}
+	l = &outLock{f: f, path: path, id: dirfd.IDOf(&st)}
+	l.holder = fmt.Sprintf("pid %d", os.Getpid())
+	if host, err := os.Hostname(); err == nil {
+		l.holder += " on " + host
+	}
+	return l, false, nil
+}
+
+// lockProblem says why a lock file must not be used, or "".
+func lockProblem(st *unix.Stat_t) string {
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return "is not a regular file"
+	case st.Nlink != 1:
+		return fmt.Sprintf("has %d hard links (writing it would write another file)", st.Nlink)
+	case int(st.Uid) != os.Geteuid():
+		return fmt.Sprintf("is owned by uid %d, not by this user", st.Uid)
+	}
+	return ""
+}
+
+// check errs when the lock's name no longer holds the locked file: someone
+// removed or replaced it during the run, so another run may have taken a
+// lock of its own and be publishing; this one must stand down rather than
+// publish beside it.
+func (l *outLock) check() error {
+	var st unix.Stat_t
+	if err := unix.Lstat(l.path, &st); err != nil || dirfd.IDOf(&st) != l.id {
+		return fmt.Errorf("lock %s was removed or replaced during the run; another run may be publishing to %s, so this one does not", l.path, l.out)
+	}
+	return nil
+}
+
+// readHolder returns the first line of the lock file: who holds it.
+func readHolder(f *os.File) (string, error) {
+	b := make([]byte, 512)
+	n, err := f.ReadAt(b, 0)
+	if n == 0 {
+		return "an unknown process", err
+	}
+	line, _, _ := strings.Cut(string(b[:n]), "\n")
+	if line = strings.TrimSpace(line); line == "" {
+		return "an unknown process", nil
+	}
+	return line, nil
+}
+
+// readJournal parses what the last holder recorded. Lines that do not name
+// one of this OUT's temporary names exactly are ignored: the file may be
+// anyone's.
+func (l *outLock) readJournal() []journalEntry {
+	data := make([]byte, 64<<10)
+	n, _ := l.f.ReadAt(data, 0)
+	prefix := filepath.Base(tmpPrefix(l.out))
+	var out []journalEntry
+	sc := bufio.NewScanner(strings.NewReader(string(data[:n])))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 4 || f[0] != "tmp" && f[0] != "old" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(f[1], prefix)
+		if !ok || !isTempSuffix(rest) {
+			continue
+		}
+		dev, err1 := strconv.ParseUint(f[2], 10, 64)
+		ino, err2 := strconv.ParseUint(f[3], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, journalEntry{kind: f[0], name: f[1], id: dirfd.ID{Dev: dev, Ino: ino}})
+	}
+	return out
+}
+
+// isTempSuffix accepts what follows the temporary prefix in names this
+// program makes: MkdirTemp's digits, and those with ".old" from the
+// two-rename publication.
+func isTempSuffix(s string) bool {
+	s = strings.TrimSuffix(s, ".old")
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// writeJournal rewrites the lock file: the holder line, then the journal.
+func (l *outLock) writeJournal() error {
+	var b strings.Builder
+	b.WriteString(l.holder + "\n")
+	for _, e := range l.journal {
+		fmt.Fprintf(&b, "%s %s %d %d\n", e.kind, e.name, e.id.Dev, e.id.Ino)
+	}
+	if err := l.f.Truncate(0); err != nil {
+		return fmt.Errorf("lock %s: %w", l.path, err)
+	}
+	if _, err := l.f.WriteAt([]byte(b.String()), 0); err != nil {
+		return fmt.Errorf("lock %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// record adds directories to the journal before they matter: a
+// temporary snapshot right after it is made, a previous snapshot before
+// it is moved aside.
+func (l *outLock) record(es ...journalEntry) error {
+	l.journal = append(l.journal, es...)
+	return l.writeJournal()
+}
+
+// forget drops a directory from the journal once it is gone or published.
+func (l *outLock) forget(name string) error {
+	kept := l.journal[:0]
+	for _, e := range l.journal {
+		if e.name != name {
+			kept = append(kept, e)
+		}
+	}
+	l.journal = kept
+	return l.writeJournal()
+}
+
+// recover deals with what a killed run left beside OUT, as its journal
+// says: a previous snapshot moved aside while OUT is missing (killed
+// between the two renames of a publication without RENAME_EXCHANGE) is
+// moved back; other leftovers are removed. Only a directory at a recorded
+// name, owned by this user, with the recorded identity, is touched. What
+// cannot be removed (a read-only snapshot, say) is reported, kept in the
+// journal for the next run and left alone: it must not stop this run.
+// It returns the identities of what is left, for the scan to pass over.
+func (l *outLock) recover() ([]dirfd.ID, error) {
+	entries := l.readJournal()
+	// Previous snapshots first: one may have to become OUT again before
+	// the temporary one beside it is removed.
+	var ordered []journalEntry
+	for _, kind := range []string{"old", "tmp"} {
+		for _, e := range entries {
+			if e.kind == kind {
+				ordered = append(ordered, e)
+			}
+		}
+	}
+	var left []dirfd.ID
+	for _, e := range ordered {
+		p := filepath.Join(l.dir, e.name)
+		if !l.ours(p, e.id) {
+			continue
+		}
+		if e.kind == "old" {
+			if _, err := os.Lstat(l.out); errors.Is(err, fs.ErrNotExist) {
+				if err := os.Rename(p, l.out); err != nil {
+					return nil, fmt.Errorf("restore the previous snapshot %s to %s: %w", p, l.out, err)
+				}
+				l.log.Warn("restored the previous snapshot a killed run had moved aside", "from", p, "to", l.out)
+				continue
+			}
+		}
+		if err := removeOwnTree(p); err != nil {
+			l.log.Warn("cannot remove what a killed run left; leaving it and going on", "path", p, "err", err)
+			l.journal = append(l.journal, e)
+			left = append(left, e.id)
+		}
+	}
+	return left, l.writeJournal()
+}
+
+// ours reports whether p is a directory (not a symlink) owned by this user
+// with identity id.
+func (l *outLock) ours(p string, id dirfd.ID) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid() && dirfd.IDOf(&st) == id
+}
+
+// release drops the lock; the file stays so no run races on its inode,
+// holding no holder and only what is left to clean up.
+func (l *outLock) release() {
+	if len(l.journal) == 0 {
+		l.f.Truncate(0)
+	} else {
+		l.holder = ""
+		l.writeJournal()
+	}
+	l.f.Close() // closing drops the flock
+}
+
+// removeOwnTree removes a directory this program made. A snapshot made
+// read-only (chmod -R a-w, as one may do to a published snapshot) cannot
+// be emptied by its owner until its directories are writable again, so a
+// removal refused for permission makes them writable (each before it is
+// listed, so even mode-000 levels open) and tries once more.
+func removeOwnTree(p string) error {
+	err := os.RemoveAll(p)
+	if err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(q, 0o700) // WalkDir does not follow symlinks: d is a directory
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
+}
