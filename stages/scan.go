@@ -23,7 +23,10 @@ import (
 // Pruned is a directory the scan did not walk, with why.
 type Pruned struct {
 	Path   string
-	Reason string // "excluded-dir", "ignored" or "unreadable"
+	Reason string // "excluded-dir", "ignored", "unreadable" or "excluded-by-rule"
+	Files  int    // files below it, filled by CountPruned
+	Capped bool   // Files stopped at CountPruned's bound
+	src    string // OS path relative to the root
 }
 
 // ScanOptions configures one Scan.
@@ -86,13 +89,13 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 	}
 	f, err := openDir(w.opts.Root, orDot(rel))
 	if err != nil {
-		w.prune(esc, "unreadable")
+		w.prune(rel, esc, "unreadable")
 		return nil
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil && len(entries) == 0 {
-		w.prune(esc, "unreadable")
+		w.prune(rel, esc, "unreadable")
 		return nil
 	}
 	domain := splitPath(rel)
@@ -130,12 +133,19 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 			matcher = dirMatcher
 		}
 		ignored := matcher != nil && matcher.Match(append(slices.Clip(domain), name), isDir)
+		// A rules file's include takes a path back from every built-in
+		// pruning; its exclude is the last word (rules/paths.go).
+		_, included := w.opts.Rules.Paths.Include.Match(childEsc, isDir)
+		ignored = ignored && !included
 		if isDir {
+			_, excluded := w.opts.Rules.Paths.Exclude.Match(childEsc, true)
 			switch {
-			case w.opts.Rules.ExcludeDirs[name], hasManifest && w.opts.Rules.OutputDirs[name]:
-				w.prune(childEsc, "excluded-dir")
+			case excluded:
+				w.prune(childRel, childEsc, ReasonExcludedByRule)
+			case !included && (w.opts.Rules.ExcludeDirs[name] || hasManifest && w.opts.Rules.OutputDirs[name]):
+				w.prune(childRel, childEsc, "excluded-dir")
 			case ignored:
-				w.prune(childEsc, "ignored")
+				w.prune(childRel, childEsc, "ignored")
 			default:
 				walk := func() error { return w.dir(ctx, childRel, childEsc, childUnsafe, pats) }
 				if !w.g.TryGo(walk) {
@@ -188,12 +198,12 @@ func (w *walker) add(rec *Record) {
 	w.mu.Unlock()
 }
 
-func (w *walker) prune(esc, reason string) {
+func (w *walker) prune(rel, esc, reason string) {
 	if esc == "" {
 		esc = "."
 	}
 	w.mu.Lock()
-	w.pruned = append(w.pruned, Pruned{Path: esc, Reason: reason})
+	w.pruned = append(w.pruned, Pruned{Path: esc, Reason: reason, src: orDot(rel)})
 	w.mu.Unlock()
 }
 
