@@ -16,7 +16,8 @@ type glob struct {
 	pattern        string
 	prefix, suffix string
 	exact          bool // no metacharacter: the name must equal pattern
-	simple         bool // at most one '*' and no other metacharacter
+	simple         bool // one '*', no other metacharacter but an optional leading '?'
+	minStar        int  // characters the '*' must cover: 1 for "?*Test.java"
 }
 
 // NewGlobs compiles globs, refusing a malformed one.
@@ -36,6 +37,9 @@ func NewGlobs(patterns []string) (Globs, error) {
 		case strings.Count(p, "*") == 1 && !strings.ContainsAny(p, `?[\`):
 			g.simple = true
 			g.prefix, g.suffix, _ = strings.Cut(p, "*")
+		case strings.HasPrefix(p, "?*") && !strings.ContainsAny(p[2:], `*?[\`):
+			// "?*Test.java": at least one character before the suffix.
+			g.simple, g.minStar, g.suffix = true, 1, p[2:]
 		}
 		gs = append(gs, g)
 	}
@@ -59,7 +63,8 @@ func (gs Globs) Index(name string) int {
 		case g.exact:
 			ok = name == g.pattern
 		case g.simple:
-			ok = len(name) >= len(g.prefix)+len(g.suffix) && strings.HasPrefix(name, g.prefix) && strings.HasSuffix(name, g.suffix)
+			ok = len(name) >= len(g.prefix)+len(g.suffix)+g.minStar && strings.HasPrefix(name, g.prefix) && strings.HasSuffix(name, g.suffix) &&
+				strings.IndexByte(name[len(g.prefix):len(name)-len(g.suffix)], '/') < 0 // '*' stops at '/', as in path.Match
 		default:
 			ok, _ = path.Match(g.pattern, name)
 		}

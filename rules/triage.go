@@ -121,8 +121,9 @@ func (q *SQLRules) IsSQL(base string) bool {
 	return q.exts[strings.ToLower(path.Ext(base))]
 }
 
-// VendorBytes is how much of a file's head [[file]] and [[banner]] rules see.
-const VendorBytes = 1 << 10
+// VendorBytes is how much of a file's head [[file]] and [[banner]] rules see:
+// enough to get past a long license header to a version banner.
+const VendorBytes = 2 << 10
 
 func loadTriage() (*Triage, error) {
 	t := &Triage{}

@@ -290,7 +290,8 @@ func isMinified(base string, head []byte) bool {
 }
 
 // vendoredFile checks vendor.toml's known third-party files (name, then
-// content) and banners (content) against the first 1 KiB of the head.
+// content) and banners (content) against the first rules.VendorBytes of
+// the head.
 func (e *Env) vendoredFile(base string, head []byte) (rule, detail string) {
 	if len(head) == 0 {
 		return "", ""
