@@ -102,7 +102,6 @@ type mapDir struct {
 	kids     []*mapDir
 }
 
-
 // mapLeft is one category of files that were scanned but not staged.
 type mapLeft struct {
 	category string
