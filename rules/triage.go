@@ -29,7 +29,8 @@ type Triage struct {
 	GeneratedDirs  map[string]bool // directory names whose subtree is generated
 
 	SourceLanguages map[string]bool   // linguist markup/prose that is code to a reader
-	Prefer          map[string]string // extension -> language when go-enry's heuristics leave several
+	Prefer          map[string]string // extension -> language go-enry calls ambiguous but that nearly always is
+	PreferWhy       map[string]string // extension -> "preferred for .ts (languages.toml)", for explain
 
 	SQL SQLRules
 
@@ -220,6 +221,10 @@ func loadTriage() (*Triage, error) {
 		t.SourceLanguages[l] = true
 	}
 	t.Prefer = langs.Prefer
+	t.PreferWhy = map[string]string{}
+	for ext := range t.Prefer {
+		t.PreferWhy[ext] = "preferred for " + ext + " (languages.toml)"
+	}
 
 	if err := decodeTOML("defaults/sql.toml", mustRead("defaults/sql.toml"), &t.SQL); err != nil {
 		return nil, err

@@ -3,10 +3,14 @@ package stages
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-enry/go-enry/v2"
 
 	"github.com/repoprep/repoprep/rules"
 )
@@ -327,5 +331,60 @@ func TestUserClassForText(t *testing.T) {
 	rec := triageOne(t, &Env{Src: openRoot(t, dir), Rules: rs}, "gen/x.go", len(goFile))
 	if rec.Category != "junk" || rec.Reason != "ours" {
 		t.Errorf("gen/x.go = %s/%s, want junk/ours", rec.Category, rec.Reason)
+	}
+}
+
+// TestShortcutsMatchGoEnry: the shortcuts triage takes around go-enry give
+// go-enry's own answers, on real files nobody here wrote (GOROOT/src):
+// generatedGo against enry.IsGenerated on .go files, and enryLanguage
+// (modeline strategy skipped when no marker is present) against
+// enry.GetLanguage on files with no or unknown extensions.
+func TestShortcutsMatchGoEnry(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip("no go command to find GOROOT")
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("no GOROOT/src")
+	}
+	var goFiles, others, generated int
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || goFiles >= 4000 && others >= 1500 {
+			return err
+		}
+		base := d.Name()
+		isGo := strings.HasSuffix(base, ".go")
+		_, known := enry.GetLanguageByExtension(base)
+		if isGo && goFiles >= 4000 || !isGo && (known || others >= 1500) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		head := data[:min(len(data), languageBytes)]
+		if isGo {
+			goFiles++
+			want := enry.IsGenerated("x.go", head)
+			if want {
+				generated++
+			}
+			if got := generatedGo(head); got != want {
+				t.Errorf("%s: generatedGo = %v, enry.IsGenerated = %v", p, got, want)
+			}
+			return nil
+		}
+		others++
+		if got, want := enryLanguage(base, head), enry.GetLanguage(base, head); got != want {
+			t.Errorf("%s: enryLanguage = %q, enry.GetLanguage = %q", p, got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if goFiles < 1000 || others < 500 || generated == 0 {
+		t.Fatalf("only %d .go files (%d generated) and %d others compared", goFiles, generated, others)
 	}
 }
