@@ -76,10 +76,10 @@ func leftOutBefore(size int64, p string, f AuditFile) bool {
 // renderLeftOut writes the pruned directories and the largest files left out.
 func (r *auditWriter) renderLeftOut(a Audit) {
 	if len(a.PrunedDirs) > 0 {
-		r.title(fmt.Sprintf("Directories not walked: %s (%s files)", mapNum(a.Pruned), mapNum(a.PrunedFiles)))
+		r.title(fmt.Sprintf("Directories not walked: %s (%s %s)", mapNum(a.Pruned), mapNum(a.PrunedFiles), mapPlural(a.PrunedFiles, "file", "files")))
 		shown := a.PrunedDirs[:min(len(a.PrunedDirs), auditMaxRows)]
 		for _, p := range shown {
-			files := mapNum(p.Files) + " files"
+			files := mapNum(p.Files) + " " + mapPlural(p.Files, "file", "files")
 			if p.Capped {
 				files = mapNum(p.Files) + "+ files"
 			}

@@ -37,7 +37,8 @@ type Set struct {
 	// to log (secret rules in a repository's own .repoprep.toml).
 	Warnings []string
 
-	junkGlobs Globs // Junk's globs, in order
+	junkGlobs Globs               // Junk's globs, in order
+	outputBy  map[string][]string // output dir name -> manifests of the tools that write it
 
 	byExt  map[string]int // extension -> index into Classes
 	byMime map[string]int // exact MIME type -> index into Classes
@@ -130,14 +131,15 @@ func LoadSources(srcs ...Source) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.outputBy = map[string][]string{}
 	for _, o := range outputs {
-		switch o[0] {
-		case "dir":
-			s.OutputDirs[o[1]] = true
-		case "manifest":
+		if _, err := path.Match(o[1], ""); err != nil {
+			return nil, fmt.Errorf("rules: defaults/output_dirs.txt: bad glob %q", o[1])
+		}
+		s.OutputDirs[o[0]] = true
+		s.outputBy[o[0]] = append(s.outputBy[o[0]], o[1])
+		if !slices.Contains(s.Manifests, o[1]) {
 			s.Manifests = append(s.Manifests, o[1])
-		default:
-			return nil, fmt.Errorf("rules: defaults/output_dirs.txt: %q: want dir or manifest", o[0])
 		}
 	}
 	junk, err := readList("defaults/junk_names.txt", 2)
@@ -306,8 +308,26 @@ func (s *Set) ByMime(mime string) (Class, bool) {
 	return Class{}, false
 }
 
+// IsOutputDir reports whether a directory named name is build output,
+// given the base names of the manifests beside it (those IsManifest
+// accepts): only the manifest of a tool that writes that directory counts,
+// so a Maven project's bin/ scripts stay while a .NET project's bin/ goes.
+func (s *Set) IsOutputDir(name string, manifests []string) bool {
+	if !s.OutputDirs[name] {
+		return false
+	}
+	for _, g := range s.outputBy[name] {
+		for _, m := range manifests {
+			if ok, _ := path.Match(g, m); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // IsManifest reports whether a base name is a build manifest, whose
-// directory's output dirs are pruned.
+// directory's output dirs may be pruned.
 func (s *Set) IsManifest(base string) bool {
 	for _, m := range s.Manifests {
 		if ok, _ := path.Match(m, base); ok {

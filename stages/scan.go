@@ -110,12 +110,11 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 		dirMatcher, fileMatcher = newMatchers(pats)
 	}
 	// Generic output dirs (dist, build, target) are build output only beside
-	// the manifest of the tool that writes them.
-	hasManifest := false
+	// the manifest of a tool that writes them.
+	var manifests []string
 	for _, e := range entries {
 		if !e.IsDir() && w.opts.Rules.IsManifest(e.Name()) {
-			hasManifest = true
-			break
+			manifests = append(manifests, e.Name())
 		}
 	}
 	for _, e := range entries {
@@ -142,7 +141,7 @@ func (w *walker) dir(ctx context.Context, rel, esc string, unsafe bool, pats []i
 			switch {
 			case excluded:
 				w.prune(childRel, childEsc, ReasonExcludedByRule)
-			case !included && (w.opts.Rules.ExcludeDirs[name] || hasManifest && w.opts.Rules.OutputDirs[name]):
+			case !included && (w.opts.Rules.ExcludeDirs[name] || w.opts.Rules.IsOutputDir(name, manifests)):
 				w.prune(childRel, childEsc, "excluded-dir")
 			case ignored:
 				w.prune(childRel, childEsc, "ignored")
