@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench bench-triage fmt clean
+.PHONY: build test vet staticcheck race fuzz bench fmt clean
 
 build:
 	$(GO) build -o bin/repoprep ./cmd/repoprep
@@ -34,14 +34,15 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
-# Triage and scan+classify+triage over a real tree (GOROOT/src by default)
-# beside a stat walk of the same tree, in files/s and files per CPU second.
-BENCH_TREE ?= $(shell $(GO) env GOROOT)/src
-bench-triage:
-	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'Tree$$' -benchtime 3x -count 3 ./stages/
-
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
 	rm -rf bin staging
+
+.PHONY: bench-triage
+# Triage and scan+classify+triage over a real tree (GOROOT/src by default)
+# beside a stat walk of the same tree, in files/s and files per CPU second.
+BENCH_TREE ?= $(shell $(GO) env GOROOT)/src
+bench-triage:
+	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'Tree$$' -benchtime 3x -count 3 ./stages/
