@@ -28,8 +28,8 @@ type Decision struct {
 
 // The steps of triage, in the order they are tried.
 const (
-	ruleScan        = "scan"                    // symlink, special file, unsafe name, ignored, unreadable
-	ruleEmpty       = "empty file"              //
+	ruleScan        = "scan or classify" // symlink, special file, unsafe name, ignored, unreadable
+	ruleEmpty       = "empty file"
 	ruleVendorDir   = "vendoring directory"     // vendor.toml [[dir]] with its evidence
 	ruleJunkName    = "junk name"               // junk_names.txt or a [[junk]] glob
 	ruleVendorFile  = "known third-party file"  // vendor.toml [[file]]: name and content
