@@ -37,6 +37,13 @@ fuzz:
 	  done; \
 	done
 
+.PHONY: bench-triage
+# Triage and scan+classify+triage over a real tree (GOROOT/src by default)
+# beside a stat walk of the same tree, in files/s and files per CPU second.
+BENCH_TREE ?= $(shell $(GO) env GOROOT)/src
+bench-triage:
+	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'Tree$$' -benchtime 3x -count 3 ./stages/
+
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) $(PKGS)
 

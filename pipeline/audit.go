@@ -20,6 +20,12 @@ type Audit struct {
 	Staged      int   `json:"staged"`
 	StagedBytes int64 `json:"staged_bytes"` // source bytes of the staged files
 	Pruned      int   `json:"pruned"`
+	PrunedFiles int   `json:"pruned_files"` // files below the pruned directories (audit_left.go)
+
+	PrunedDirs   []AuditPruned `json:"pruned_dirs"`    // by files, at most 50
+	LeftOut      []AuditFile   `json:"left_out"`       // largest files not staged (duplicates aside), at most 50
+	LeftOutCount int           `json:"left_out_count"` // all of them
+	LeftOutBytes int64         `json:"left_out_bytes"`
 
 	Categories  []AuditCount `json:"categories"`    // by files, then name
 	Reasons     []AuditCount `json:"reasons"`       // "category/reason", by files
@@ -62,6 +68,7 @@ type AuditFile struct {
 	Path     string `json:"path"`
 	Size     int64  `json:"size"`
 	Category string `json:"category"`
+	Reason   string `json:"reason,omitempty"`
 	Mime     string `json:"mime,omitempty"`
 	Test     bool   `json:"test,omitempty"` // a test file or fixture, often misnamed on purpose
 }
@@ -85,6 +92,7 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 	dirs := map[string]*AuditCount{}
 	encs := map[string]*AuditCount{}
 	groups := map[string]bool{}
+	var left leftOut
 	add := func(byName map[string]*AuditCount, name string, size int64) {
 		c := byName[name]
 		if c == nil {
@@ -121,6 +129,7 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 			a.MismatchCount++
 			a.Mismatches = append(a.Mismatches, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category, Mime: e.Mime, Test: e.Test})
 		}
+		left.add(e)
 		if e.DuplicateOf != "" {
 			a.DuplicateFiles++
 			a.DuplicateBytes += e.Size
@@ -128,6 +137,7 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 		}
 	}
 	a.DuplicateGroups = len(groups)
+	a.LeftOut, a.LeftOutCount, a.LeftOutBytes = left.top, left.count, left.bytes
 	sort.SliceStable(a.LargeFiles, func(i, j int) bool { return a.LargeFiles[i].Size > a.LargeFiles[j].Size })
 	if len(a.LargeFiles) > auditMaxListed {
 		a.LargeFiles = a.LargeFiles[:auditMaxListed]
@@ -247,6 +257,7 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
 	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes))
 	r.row("directories not walked", mapNum(a.Pruned))
+	r.renderLeftOut(a)
 	r.counts("By category", a.Categories)
 	r.counts("By reason", a.Reasons)
 	r.counts("Top extensions", a.Extensions)

@@ -10,7 +10,18 @@ import (
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/manifest"
+	stagespkg "github.com/repoprep/repoprep/stages"
 )
+
+func countStaged(m *manifest.Manifest) int {
+	n := 0
+	for _, e := range m.Files {
+		if e.Staged || e.DuplicateOf != "" {
+			n++
+		}
+	}
+	return n
+}
 
 func auditFixture() *manifest.Manifest {
 	return newManifest([]manifest.Entry{
@@ -56,6 +67,14 @@ func TestBuildAudit(t *testing.T) {
 		{"duplicate groups", a.DuplicateGroups, 2},
 		{"duplicate files", a.DuplicateFiles, 3},
 		{"duplicate bytes", a.DuplicateBytes, int64(6500)},
+		{"left out, largest first, duplicates aside", a.LeftOut, []AuditFile{
+			{Path: "backup/site.tar.gz", Size: 40 << 20, Category: "data", Reason: "archive"},
+			{Path: "docs/manual.pdf", Size: 6 << 20, Category: "document", Reason: "pdf"},
+			{Path: "assets/logo.png", Size: 10_000, Category: "junk", Reason: "media"},
+			{Path: "backup/notes.txt", Size: 100, Category: "data", Reason: "archive"},
+		}},
+		{"left out count", a.LeftOutCount, 4},
+		{"left out bytes", a.LeftOutBytes, int64(40<<20 + 6<<20 + 10_000 + 100)},
 		{"secrets by count", a.Secrets, []AuditCount{{Name: "private-ip", Files: 5}, {Name: "aws-access-key", Files: 2}}},
 		{"secrets total", a.SecretsTotal, 7},
 		{"seconds", a.Seconds, 2.0},
@@ -67,6 +86,37 @@ func TestBuildAudit(t *testing.T) {
 				t.Errorf("got %#v, want %#v", tt.got, tt.want)
 			}
 		})
+	}
+}
+
+func auditPruned() []stagespkg.Pruned {
+	return []stagespkg.Pruned{
+		{Path: ".git", Reason: "excluded-dir", Files: 1_234},
+		{Path: "web/node_modules", Reason: "excluded-dir", Files: 100_000, Capped: true},
+		{Path: "docs/legacy", Reason: "excluded-by-rule", Files: 12},
+		{Path: "tmp", Reason: "ignored"},
+	}
+}
+
+func TestAuditPruned(t *testing.T) {
+	a := BuildAudit(auditFixture(), nil, nil)
+	a.addPruned(auditPruned())
+	want := []AuditPruned{
+		{Path: "web/node_modules", Reason: "excluded-dir", Files: 100_000, Capped: true},
+		{Path: ".git", Reason: "excluded-dir", Files: 1_234},
+		{Path: "docs/legacy", Reason: "excluded-by-rule", Files: 12},
+		{Path: "tmp", Reason: "ignored"},
+	}
+	if !reflect.DeepEqual(a.PrunedDirs, want) || a.PrunedFiles != 101_246 {
+		t.Errorf("pruned dirs = %+v (%d files), want %+v", a.PrunedDirs, a.PrunedFiles, want)
+	}
+	var many []stagespkg.Pruned
+	for i := range 3 * auditMaxListed {
+		many = append(many, stagespkg.Pruned{Path: fmt.Sprintf("d%03d", i), Reason: "ignored", Files: i})
+	}
+	a.addPruned(many)
+	if len(a.PrunedDirs) != auditMaxListed || a.PrunedDirs[0].Path != fmt.Sprintf("d%03d", 3*auditMaxListed-1) {
+		t.Errorf("pruned dirs not capped largest first: %d rows, first %+v", len(a.PrunedDirs), a.PrunedDirs[0])
 	}
 }
 
@@ -85,6 +135,14 @@ func TestBuildAuditCaps(t *testing.T) {
 	if len(a.LargeFiles) != auditMaxListed || a.LargeCount <= auditMaxListed || len(a.Mismatches) != auditMaxListed {
 		t.Errorf("file lists not capped: %d of %d large, %d mismatches", len(a.LargeFiles), a.LargeCount, len(a.Mismatches))
 	}
+	if len(a.LeftOut) != auditMaxListed || a.LeftOutCount != 20_000-countStaged(m) {
+		t.Errorf("left out not capped or miscounted: %d rows of %d", len(a.LeftOut), a.LeftOutCount)
+	}
+	for i := 1; i < len(a.LeftOut); i++ {
+		if leftOutBefore(a.LeftOut[i].Size, a.LeftOut[i].Path, a.LeftOut[i-1]) {
+			t.Fatalf("left out not sorted at %d: %+v before %+v", i, a.LeftOut[i-1], a.LeftOut[i])
+		}
+	}
 	if a.FilesPerSec != 0 {
 		t.Error("throughput without stage times")
 	}
@@ -96,6 +154,7 @@ func TestAuditRender(t *testing.T) {
 		{Name: "normalize", Seconds: 1.75, Files: 5, FilesPerSec: 2.9, MBPerSec: 0.1},
 	}
 	a := BuildAudit(auditFixture(), map[string]int{"aws-access-key": 2, "private-ip": 5}, stages)
+	a.addPruned(auditPruned())
 	for _, tt := range []struct {
 		name  string
 		color bool

@@ -103,17 +103,6 @@ type mapDir struct {
 	kids     []*mapDir
 }
 
-func (d *mapDir) language() string {
-	langs := d.srcLangs
-	if len(langs) == 0 {
-		langs = d.txtLangs
-	}
-	if r := rankCounts(langs); len(r) > 0 {
-		return r[0].name
-	}
-	return ""
-}
-
 // mapLeft is one category of files that were scanned but not staged.
 type mapLeft struct {
 	category string

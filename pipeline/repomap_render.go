@@ -102,7 +102,7 @@ func (f *mapFacts) renderModules(b *strings.Builder, c mapCaps) {
 				b.WriteString(", ")
 			}
 			b.WriteString(mapCode(mapElide(k.path+"/", c.pathRunes)) + " " + mapNum(k.files))
-			if role := dirRole(k); role != "" {
+			if role := dirRole(k); role != "" && role != dirRole(d) { // docs/tutorial/ in docs/ says nothing new
 				b.WriteString(" (" + role + ")")
 			}
 		}

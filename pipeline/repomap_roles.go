@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/go-enry/go-enry/v2"
 )
 
 // Where tests live and what a directory is for, judged from names and
@@ -106,7 +108,52 @@ var frontEndRoles = map[string]string{"api": "API client", "store": "state store
 
 var frontEndLangs = map[string]bool{"JavaScript": true, "TypeScript": true, "TSX": true, "JSX": true, "Vue": true, "Svelte": true}
 
-// dirRole infers a directory's role from its name, else from what it holds.
+// proseShare: a directory whose prose files (Markdown, reStructuredText,
+// AsciiDoc, plain text) outnumber its source files this many times over is
+// documentation, whatever its one Makefile or make.bat says.
+const proseShare = 2
+
+// language is a directory's main language: its top source language, or
+// its top prose language when prose outweighs code (proseShare), or its
+// top text language when it holds no code. A docs/ of 76 .rst files and one make.bat is
+// reStructuredText, not Batchfile.
+func (d *mapDir) language() string {
+	src, prose := d.counts()
+	langs := d.srcLangs
+	switch {
+	case src > 0 && prose >= proseShare*src:
+		langs = map[string]int{}
+		for l, n := range d.txtLangs {
+			if isProse(l) {
+				langs[l] = n
+			}
+		}
+	case src == 0:
+		langs = d.txtLangs
+	}
+	if r := rankCounts(langs); len(r) > 0 {
+		return r[0].name
+	}
+	return ""
+}
+
+// counts returns the staged source files and prose files under d.
+func (d *mapDir) counts() (src, prose int) {
+	for _, n := range d.srcLangs {
+		src += n
+	}
+	for l, n := range d.txtLangs {
+		if isProse(l) {
+			prose += n
+		}
+	}
+	return src, prose
+}
+
+func isProse(lang string) bool { return enry.GetLanguageType(lang) == enry.Prose }
+
+// dirRole infers a directory's role from its name, else from what it
+// holds: its prose and code, not one stray script.
 func dirRole(d *mapDir) string {
 	name := strings.ToLower(path.Base(d.path))
 	if r, ok := frontEndRoles[name]; ok && frontEndLangs[d.language()] {
@@ -115,10 +162,11 @@ func dirRole(d *mapDir) string {
 	if r, ok := dirRoles[name]; ok {
 		return r
 	}
+	src, prose := d.counts()
 	switch {
 	case d.tests*10 >= d.files*6:
 		return "mostly tests"
-	case len(d.srcLangs) == 0 && d.txtLangs["Markdown"]*2 > d.files:
+	case prose > 0 && prose >= proseShare*src && prose*2 > d.files:
 		return "documentation"
 	}
 	return ""

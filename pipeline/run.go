@@ -45,9 +45,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 	}
-	rs, err := rules.Load(opts.RulesFile)
+	rs, err := LoadRules(opts.Root, opts.RulesFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
+	for _, w := range rs.Warnings {
+		opts.Logger.Warn(w)
 	}
 	lock, err := acquireLock(opts.OutDir, opts.Logger)
 	if err != nil {
@@ -175,6 +178,7 @@ type run struct {
 	skip   map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
 	stages []StageTime
 	src    *dirfd.Tree
+	pruned []stages.Pruned // with file counts, for the audit
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -201,13 +205,19 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	defer prog.Done()
 	t := r.timer("scan", nil)
 	prog.Stage("scan", -1)
-	recs, pruned, err := stages.Scan(ctx, stages.ScanOptions{
+	scanOpts := stages.ScanOptions{
 		Root: src, Rules: r.rules, NoIgnore: r.opts.NoIgnore, Workers: r.opts.Workers,
 		Skip: r.skip, Found: func() { prog.Add(1) },
-	})
+	}
+	recs, pruned, err := stages.Scan(ctx, scanOpts)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", r.opts.Root, err)
 	}
+	// The audit names what pruning left out, with file counts.
+	if err := stages.CountPruned(ctx, scanOpts, pruned); err != nil {
+		return nil, err
+	}
+	r.pruned = pruned
 	t(recs)
 
 	if err := r.classifyAndTriage(ctx, env, recs); err != nil {

@@ -53,7 +53,7 @@ func fixtureTree(t testing.TB) string {
 		"docs/utf16.txt":               utf16,
 		"assets/logo.png":              "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00" + strings.Repeat("\x00", 40),
 		"data/notes.txt":               zipBuf.String(),
-		"data/dump.sql":                "INSERT INTO t VALUES (1);\n",
+		"data/dump.sql":                "-- MySQL dump 10.13\nINSERT INTO t VALUES (1);\n",
 		"node_modules/x/index.js":      "module.exports = 1\n",
 		".gitignore":                   "*.log\n",
 		"debug.log":                    "noise\n",

@@ -119,6 +119,7 @@ func (r *run) report(res *Result) Report {
 		byRule[f.Rule]++
 	}
 	audit := BuildAudit(res.Manifest, byRule, r.stages)
+	audit.addPruned(r.pruned)
 	rep.Audit = &audit
 	return rep
 }

@@ -11,26 +11,34 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 )
 
-//go:embed defaults/exclude_dirs.txt defaults/output_dirs.txt defaults/junk_names.txt defaults/extensions.toml defaults/not_vendored.txt
+//go:embed defaults/exclude_dirs.txt defaults/output_dirs.txt defaults/junk_names.txt defaults/extensions.toml
+//go:embed defaults/vendor.toml defaults/tests.toml defaults/generated.toml defaults/languages.toml defaults/sql.toml
 var defaults embed.FS
 
 // Set is the merged rule data one run uses. It is read-only after Load, so
 // workers share it without locks.
 type Set struct {
-	ExcludeDirs map[string]bool  // base names of directories never walked
-	OutputDirs  map[string]bool  // base names pruned only beside a build manifest
-	Manifests   []string         // base-name globs of build manifests
-	Junk        []JunkName       // in file order; the first match wins
-	NotVendored []*regexp.Regexp // paths kept although go-enry calls them vendored
+	ExcludeDirs map[string]bool // base names of directories never walked
+	OutputDirs  map[string]bool // base names pruned only beside a build manifest
+	Manifests   []string        // base-name globs of build manifests
+	Junk        []JunkName      // in file order; the first match wins
 	Classes     []Class
 	Secrets     []SecretRule
+
+	Triage *Triage   // vendored, test, generated, language and SQL data
+	Paths  PathRules // the user's overrides by path, applied after every built-in rule
+	// Warnings are parts of a rules file that were ignored, for the caller
+	// to log (secret rules in a repository's own .repoprep.toml).
+	Warnings []string
+
+	junkGlobs Globs               // Junk's globs, in order
+	outputBy  map[string][]string // output dir name -> manifests of the tools that write it
 
 	byExt  map[string]int // extension -> index into Classes
 	byMime map[string]int // exact MIME type -> index into Classes
@@ -50,6 +58,10 @@ type Class struct {
 	Content    string   `toml:"content"` // "text", "binary" or "any": what the extension promises
 	Extensions []string `toml:"extensions"`
 	Mimes      []string `toml:"mimes"`
+
+	// User marks a class from a rules file: its extensions decide the
+	// category of text files too, where the defaults leave text to go-enry.
+	User bool `toml:"-"`
 }
 
 type mimePrefix struct {
@@ -67,12 +79,46 @@ type userFile struct {
 	Junk        []JunkName   `toml:"junk"`
 	Classes     []Class      `toml:"class"`
 	Secrets     []SecretRule `toml:"secrets"`
+
+	// Path rules in gitignore syntax (paths.go), applied after every
+	// built-in rule.
+	Include     []string   `toml:"include"`
+	Exclude     []string   `toml:"exclude"`
+	NotVendored []string   `toml:"not_vendored"`
+	Overrides   []Override `toml:"override"`
+}
+
+// RepoConfig is the name of a repository's own rules file, read at SRC's
+// root, so a project can commit its choices.
+const RepoConfig = ".repoprep.toml"
+
+// Source is one rules file to merge: its name (for errors) and text. Repo
+// marks a repository's own file, which may not touch the secret rules: a
+// snapshot's redaction must not depend on the tree it redacts.
+type Source struct {
+	Name string
+	Data []byte
+	Repo bool
 }
 
 // Load returns the embedded defaults merged with the rules file at extra
 // ("" for none). Classes in the user file come first, so they win over the
 // defaults for the extensions and types they name.
 func Load(extra string) (*Set, error) {
+	if extra == "" {
+		return LoadSources()
+	}
+	data, err := os.ReadFile(extra)
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	return LoadSources(Source{Name: extra, Data: data})
+}
+
+// LoadSources returns the embedded defaults merged with each source in
+// order (a repository's .repoprep.toml, then --rules): for classes and
+// junk names the later file wins, for path rules the later pattern.
+func LoadSources(srcs ...Source) (*Set, error) {
 	s := &Set{ExcludeDirs: map[string]bool{}, OutputDirs: map[string]bool{}}
 	dirs, err := readList("defaults/exclude_dirs.txt", 1)
 	if err != nil {
@@ -85,14 +131,15 @@ func Load(extra string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.outputBy = map[string][]string{}
 	for _, o := range outputs {
-		switch o[0] {
-		case "dir":
-			s.OutputDirs[o[1]] = true
-		case "manifest":
+		if _, err := path.Match(o[1], ""); err != nil {
+			return nil, fmt.Errorf("rules: defaults/output_dirs.txt: bad glob %q", o[1])
+		}
+		s.OutputDirs[o[0]] = true
+		s.outputBy[o[0]] = append(s.outputBy[o[0]], o[1])
+		if !slices.Contains(s.Manifests, o[1]) {
 			s.Manifests = append(s.Manifests, o[1])
-		default:
-			return nil, fmt.Errorf("rules: defaults/output_dirs.txt: %q: want dir or manifest", o[0])
 		}
 	}
 	junk, err := readList("defaults/junk_names.txt", 2)
@@ -102,27 +149,27 @@ func Load(extra string) (*Set, error) {
 	for _, j := range junk {
 		s.Junk = append(s.Junk, JunkName{Glob: j[0], Reason: j[1]})
 	}
-	keep, err := readList("defaults/not_vendored.txt", 1)
-	if err != nil {
-		return nil, err
+	var ext struct {
+		Classes  []Class `toml:"class"`
+		Mismatch struct {
+			Aliases       map[string]string `toml:"aliases"`
+			ZipContainers []string          `toml:"zip_containers"`
+		} `toml:"mismatch"`
 	}
-	for _, k := range keep {
-		re, err := regexp.Compile(k[0])
-		if err != nil {
-			return nil, fmt.Errorf("rules: defaults/not_vendored.txt: %q: %w", k[0], err)
-		}
-		s.NotVendored = append(s.NotVendored, re)
-	}
-	var ext userFile
 	if err := decodeTOML("defaults/extensions.toml", mustRead("defaults/extensions.toml"), &ext); err != nil {
 		return nil, err
 	}
 	s.Classes = ext.Classes
+	if s.Triage, err = loadTriage(); err != nil {
+		return nil, err
+	}
+	s.Triage.ExtAliases = ext.Mismatch.Aliases
+	s.Triage.ZipContainers = lowerSet(ext.Mismatch.ZipContainers)
 	if s.Secrets, err = DefaultSecretRules(); err != nil {
 		return nil, err
 	}
-	if extra != "" {
-		if err := s.merge(extra); err != nil {
+	for _, src := range srcs {
+		if err := s.merge(src); err != nil {
 			return nil, err
 		}
 	}
@@ -132,13 +179,18 @@ func Load(extra string) (*Set, error) {
 	return s, nil
 }
 
-func (s *Set) merge(file string) error {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return fmt.Errorf("rules: %w", err)
-	}
+func (s *Set) merge(src Source) error {
+	file, data := src.Name, src.Data
+	var err error
 	var u userFile
 	if err := decodeTOML(file, data, &u); err != nil {
+		return err
+	}
+	if src.Repo && len(u.Secrets) > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: [[secrets]] ignored: secret rules come only from the defaults and --rules", file))
+		u.Secrets = nil
+	}
+	if err := s.Paths.merge(file, &u); err != nil {
 		return err
 	}
 	for _, d := range u.ExcludeDirs {
@@ -165,6 +217,7 @@ func (s *Set) merge(file string) error {
 		if err := c.check(); err != nil {
 			return fmt.Errorf("rules: %s: class %d: %w", file, i+1, err)
 		}
+		u.Classes[i].User = true
 	}
 	s.Classes = append(slices.Clone(u.Classes), s.Classes...)
 	if len(u.Secrets) > 0 {
@@ -215,6 +268,14 @@ func (s *Set) index() error {
 		}
 	}
 	slices.SortStableFunc(s.prefix, func(a, b mimePrefix) int { return len(b.prefix) - len(a.prefix) })
+	globs := make([]string, len(s.Junk))
+	for i, j := range s.Junk {
+		globs[i] = j.Glob
+	}
+	var err error
+	if s.junkGlobs, err = NewGlobs(globs); err != nil {
+		return fmt.Errorf("rules: junk names: %w", err)
+	}
 	return nil
 }
 
@@ -247,8 +308,26 @@ func (s *Set) ByMime(mime string) (Class, bool) {
 	return Class{}, false
 }
 
+// IsOutputDir reports whether a directory named name is build output,
+// given the base names of the manifests beside it (those IsManifest
+// accepts): only the manifest of a tool that writes that directory counts,
+// so a Maven project's bin/ scripts stay while a .NET project's bin/ goes.
+func (s *Set) IsOutputDir(name string, manifests []string) bool {
+	if !s.OutputDirs[name] {
+		return false
+	}
+	for _, g := range s.outputBy[name] {
+		for _, m := range manifests {
+			if ok, _ := path.Match(g, m); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // IsManifest reports whether a base name is a build manifest, whose
-// directory's output dirs are pruned.
+// directory's output dirs may be pruned.
 func (s *Set) IsManifest(base string) bool {
 	for _, m := range s.Manifests {
 		if ok, _ := path.Match(m, base); ok {
@@ -260,12 +339,16 @@ func (s *Set) IsManifest(base string) bool {
 
 // JunkReason reports whether a base name is junk by name, and why.
 func (s *Set) JunkReason(base string) (string, bool) {
-	for _, j := range s.Junk {
-		if ok, _ := path.Match(j.Glob, base); ok {
-			return j.Reason, true
-		}
+	r, _, ok := s.JunkRule(base)
+	return r, ok
+}
+
+// JunkRule is JunkReason with the glob that matched, for explain.
+func (s *Set) JunkRule(base string) (reason, glob string, ok bool) {
+	if i := s.junkGlobs.Index(base); i >= 0 {
+		return s.Junk[i].Reason, s.Junk[i].Glob, true
 	}
-	return "", false
+	return "", "", false
 }
 
 func mustRead(name string) []byte {

@@ -3,6 +3,7 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -163,6 +164,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add("exclude_dirs = [\"x\"]\n")
 	f.Add("[[class]]\ncategory = \"junk\"\ncontent = \"any\"\nextensions = [\".x\"]\nmimes = [\"a/\"]\n")
 	f.Add("[[junk]]\nglob = \"*\"\nreason = \"r\"\n")
+	f.Add("include = [\"vendor/\"]\nexclude = [\"docs/*\", \"!docs/api/\"]\nnot_vendored = [\"third_party/x/\"]\n")
+	f.Add("[[override]]\npaths = [\"db/**/*.sql\"]\ncategory = \"source\"\nreason = \"schema\"\n")
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, text string) {
 		p := filepath.Join(dir, "r.toml")
@@ -177,6 +180,12 @@ func FuzzLoad(f *testing.F) {
 			if err := c.check(); err != nil {
 				t.Fatalf("loaded an invalid class: %v", err)
 			}
+		}
+		for _, o := range s.Paths.Overrides {
+			if !slices.Contains(Categories, o.Category) || o.Globs.Len() == 0 {
+				t.Fatalf("loaded an invalid override: %+v", o)
+			}
+			o.Globs.Match("a/b/c", false) // must not panic
 		}
 	})
 }

@@ -22,8 +22,8 @@ var setSniffLimit = sync.OnceFunc(func() { mimetype.SetLimit(sniffBytes) })
 // Classify sniffs the leading bytes, so a misnamed extension can't hide a
 // binary, and records when the extension promises something else.
 func (e *Env) Classify(ctx context.Context, rec *Record) error {
-	if rec.Skip() || rec.Category != "" || rec.Size == 0 {
-		return nil
+	if rec.Skip() || rec.Category != "" || rec.Size == 0 || e.decidedByPath(rec) {
+		return nil // decidedByPath: vendored or excluded by path, no need to read
 	}
 	setSniffLimit()
 	f, err := e.openSrc(rec)
@@ -55,21 +55,6 @@ func isTextMime(mt *mimetype.MIME) bool {
 
 const octetStream = "application/octet-stream"
 
-// extAliases maps extensions to the one mimetype reports for the same format.
-var extAliases = map[string]string{
-	".jpeg": ".jpg", ".jpe": ".jpg", ".tif": ".tiff", ".htm": ".html",
-	".yml": ".yaml", ".tgz": ".gz", ".sqlite3": ".sqlite", ".db": ".sqlite",
-	".midi": ".mid", ".markdown": ".md",
-}
-
-var zipBased = map[string]bool{
-	".docx": true, ".docm": true, ".xlsx": true, ".xlsm": true, ".pptx": true,
-	".pptm": true, ".odt": true, ".ods": true, ".odp": true, ".odg": true,
-	".epub": true, ".jar": true, ".war": true, ".ear": true, ".apk": true,
-	".ipa": true, ".whl": true, ".egg": true, ".xpi": true, ".nupkg": true,
-	".vsdx": true, ".key": true, ".pages": true, ".numbers": true,
-}
-
 // extMismatch reports whether the content contradicts what the name promises:
 // a ".txt" that is a ZIP, a ".jpg" that is text, a ".dat" or extensionless
 // file that is a PNG or a SQLite database.
@@ -100,7 +85,7 @@ func (e *Env) extMismatch(base string, mt *mimetype.MIME, isText bool) bool {
 // the format the extension names.
 func (e *Env) mimeFitsExt(mt *mimetype.MIME, base string, classMimes []string) bool {
 	ext := strings.ToLower(path.Ext(base))
-	if a, ok := extAliases[ext]; ok {
+	if a, ok := e.Rules.Triage.ExtAliases[ext]; ok {
 		ext = a
 	}
 	for m := mt; m != nil; m = m.Parent() {
@@ -110,7 +95,7 @@ func (e *Env) mimeFitsExt(mt *mimetype.MIME, base string, classMimes []string) b
 	}
 	// Zip-based containers (.docx, .jar, .apk) may sniff as plain zip when
 	// their markers sit past the head; accept the container for them.
-	if zipBased[ext] && mt.Is("application/zip") {
+	if e.Rules.Triage.ZipContainers[ext] && mt.Is("application/zip") {
 		return true
 	}
 	// Formats of one family share a class (OLE .doc/.xls/.ppt, and a

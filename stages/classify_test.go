@@ -170,7 +170,8 @@ func TestTriageDisguised(t *testing.T) {
 		{"tool", all["tool"], "junk", "compiled", false},
 		{"libx.so", all["tool"], "junk", "compiled", false},
 		{"A.class", all["A.class"], "junk", "compiled", false},
-		{"dump.sql", []byte("INSERT INTO t VALUES (1);\n"), "data", "dump", false},
+		{"dump.sql", []byte("-- MySQL dump 10.13  Distrib 8.0.36\nINSERT INTO t VALUES (1);\n"), "data", "dump", false},
+		{"schema.sql", []byte("CREATE TABLE t (id INT PRIMARY KEY);\n"), "source", "", false},
 		{"backup.bak", []byte("anything\n"), "data", "backup", false},
 		{"main.go", all["main.go"], "source", "", false},
 		{"run.sh", all["run.sh"], "source", "", false},
@@ -213,20 +214,6 @@ func TestTriageDisguised(t *testing.T) {
 					tt.name, rec.Mime, rec.Category, rec.Reason, rec.ExtMismatch, tt.category, tt.reason, tt.mismatch)
 			}
 		})
-	}
-}
-
-func TestIsTestPath(t *testing.T) {
-	tests := map[string]bool{
-		"pkg/foo_test.go": true, "tests/test_app.py": true, "src/__tests__/a.js": true,
-		"web/a.spec.ts": true, "internal/testdata/x.json": true, "spec/models/user_spec.rb": true,
-		"main.go": false, "src/app.py": false, "contest/a.go": false, "docs/testing.md": false,
-		"src/components/TodoList.test.jsx": true, "web/a.spec.tsx": true, "testing/fstest/mapfs.go": false,
-	}
-	for p, want := range tests {
-		if got := isTestPath(p); got != want {
-			t.Errorf("isTestPath(%q) = %v, want %v", p, got, want)
-		}
 	}
 }
 

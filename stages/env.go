@@ -5,19 +5,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/rules"
 )
 
 // Env is what the per-file stages share: the input and output roots, the
-// rules and the limits. It is read-only while stages run, so workers share
-// one Env without locks.
+// rules and the limits. It is read-only while stages run (but for its
+// concurrency-safe directory cache), so workers share one Env without locks.
 type Env struct {
 	Src          *dirfd.Tree // the input tree, only read
 	TreeDir      string      // OUT/tree of the snapshot being built
 	Rules        *rules.Set  // classes, junk names, secret rules
 	MaxTextBytes int64       // text larger than this is staged but flagged oversize
+
+	// dirs memoizes triage's per-directory answers (vendored, test,
+	// generated), filled lazily by the workers: the only Env state that
+	// changes while stages run, and safe for concurrent use.
+	dirs sync.Map // OS directory path relative to Src -> *dirFacts
 }
 
 // openSrc opens a record's file for reading relative to its directory's

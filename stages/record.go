@@ -43,6 +43,8 @@ type Record struct {
 	Reason   string
 	Language string
 	Test     bool
+	why      Decision // the rule that decided Category and Reason
+	testWhy  Decision // why Test is set
 
 	// normalize
 	Encoding string

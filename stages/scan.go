@@ -21,7 +21,10 @@ import (
 // Pruned is a directory the scan did not walk, with why.
 type Pruned struct {
 	Path   string
-	Reason string // "excluded-dir", "ignored" or "unreadable"
+	Reason string     // "excluded-dir", "ignored", "unreadable" or "excluded-by-rule"
+	Files  int        // files below it, filled by CountPruned
+	Capped bool       // Files stopped at CountPruned's bound
+	dir    *dirfd.Dir // the directory itself, for CountPruned; nil when unreadable
 }
 
 // ScanOptions configures one Scan.
@@ -35,6 +38,10 @@ type ScanOptions struct {
 	// when OUT lies inside the input. Identity, not name: a file of the
 	// input that merely shares their names is scanned like any other.
 	Skip map[dirfd.ID]bool
+	// Only, when set, limits the walk to the entries whose OS path
+	// relative to the root it accepts (explain walks just the paths it is
+	// asked about and their parents).
+	Only func(rel string) bool
 	// Found is called once per record as the walk finds it, from any
 	// goroutine; nil ignores. It feeds progress.
 	Found func()
@@ -172,7 +179,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		if dirfd.IsResource(err) {
 			return fmt.Errorf("scan %s: %w", orDot(s.path("")), err)
 		}
-		w.prune(s.path(""), "unreadable")
+		w.prune(s.path(""), "unreadable", nil)
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -180,12 +187,11 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 	}
 	ign := newIgnoreSet(s.ign, own)
 	// Generic output dirs (dist, build, target) are build output only beside
-	// the manifest of the tool that writes them.
-	hasManifest := false
+	// the manifest of a tool that writes them.
+	var manifests []string
 	for _, e := range ents {
 		if e.err == nil && e.st.Mode&unix.S_IFMT != unix.S_IFDIR && w.opts.Rules.IsManifest(e.name) {
-			hasManifest = true
-			break
+			manifests = append(manifests, e.name)
 		}
 	}
 	// This directory's path costs its depth to build: only files and pruned
@@ -200,17 +206,34 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		return joinSlash(dirPath, name)
 	}
 	for _, e := range ents {
+		if w.opts.Only != nil && !w.opts.Only(strings.Join(s.comps(e.name), "/")) {
+			continue
+		}
 		nameEsc, nameUnsafe := EscapeName(e.name)
 		unsafe := s.unsafe || nameUnsafe
 		isDir := e.err == nil && e.st.Mode&unix.S_IFMT == unix.S_IFDIR
 		comps := func() []string { return s.comps(e.name) }
+		// A rules file's include takes a path back from every built-in
+		// pruning; its exclude is the last word (rules/paths.go). Both
+		// need the entry's path, built only when there are such rules.
+		included, excluded := false, false
+		if paths := &w.opts.Rules.Paths; paths.Include.Len()+paths.Exclude.Len() > 0 {
+			p := join(nameEsc)
+			_, included = paths.Include.Match(p, isDir)
+			if isDir {
+				_, excluded = paths.Exclude.Match(p, true)
+			}
+		}
 		if isDir {
 			all := ign.match(s.vi.all, e.name, true, false, comps)
+			child := func() *dirfd.Dir { return s.d.Child(e.name, dirfd.IDOf(&e.st)) }
 			switch {
-			case w.opts.Rules.ExcludeDirs[e.name], hasManifest && w.opts.Rules.OutputDirs[e.name]:
-				w.prune(join(nameEsc), "excluded-dir")
-			case all.exclude:
-				w.prune(join(nameEsc), "ignored")
+			case excluded:
+				w.prune(join(nameEsc), ReasonExcludedByRule, child())
+			case !included && (w.opts.Rules.ExcludeDirs[e.name] || w.opts.Rules.IsOutputDir(e.name, manifests)):
+				w.prune(join(nameEsc), "excluded-dir", child())
+			case all.exclude && !included:
+				w.prune(join(nameEsc), "ignored", child())
 			default:
 				child := &dirNode{
 					parent: s, d: s.d.Child(e.name, dirfd.IDOf(&e.st)), esc: nameEsc, unsafe: unsafe, ign: ign,
@@ -225,7 +248,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			}
 			continue
 		}
-		ignored := ign.match(s.vi.plain, e.name, false, true, comps).exclude
+		ignored := ign.match(s.vi.plain, e.name, false, true, comps).exclude && !included
 		rec, err := w.record(s.d, e, join(nameEsc), unsafe, ignored)
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", rec.Path, err)
@@ -283,9 +306,9 @@ func (w *walker) add(rec *Record) {
 	w.mu.Unlock()
 }
 
-func (w *walker) prune(esc, reason string) {
+func (w *walker) prune(esc, reason string, d *dirfd.Dir) {
 	w.mu.Lock()
-	w.pruned = append(w.pruned, Pruned{Path: orDot(esc), Reason: reason})
+	w.pruned = append(w.pruned, Pruned{Path: orDot(esc), Reason: reason, dir: d})
 	w.mu.Unlock()
 }
 

@@ -63,14 +63,17 @@ func TestScanOutputDirs(t *testing.T) {
 		"svc/build/ci.sh":       "#!/bin/sh\n",
 		"App/App.csproj":        "<Project/>",
 		"App/bin/Debug/App.dll": "x",
+		"mvn/pom.xml":           "<project/>",
+		"mvn/bin/as.sh":         "#!/bin/sh\n",
+		"mvn/target/a.class":    "x",
 	})
 	recs, pruned := scanDir(t, dir, ScanOptions{})
-	for _, p := range []string{"web/dist", "web/build", "crate/target", "App/bin"} {
+	for _, p := range []string{"web/dist", "web/build", "crate/target", "App/bin", "mvn/target"} {
 		if pruned[p] != "excluded-dir" {
 			t.Errorf("%s not pruned beside its manifest: %v", p, pruned)
 		}
 	}
-	for _, p := range []string{"go/build/build.go", "cmd/dist/main.go", "svc/build/ci.sh"} {
+	for _, p := range []string{"go/build/build.go", "cmd/dist/main.go", "svc/build/ci.sh", "mvn/bin/as.sh"} { // Maven does not write bin/
 		if recs[p] == nil {
 			t.Errorf("%s pruned, but no build manifest sits beside its directory", p)
 		}

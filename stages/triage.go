@@ -4,62 +4,160 @@ import (
 	"bytes"
 	"context"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/go-enry/go-enry/v2"
+	enrydata "github.com/go-enry/go-enry/v2/data"
 
 	"github.com/repoprep/repoprep/rules"
 )
 
 // languageBytes bounds the content go-enry's heuristics and classifier see.
 // The head is enough to tell languages apart; the naive Bayes classifier's
-// cost grows with it, and it runs for every ambiguous extension (.s, .h,
-// .m): at 8 KiB it was most of triage's time on GOROOT/src.
+// cost grows with it, and it runs for every ambiguous extension (.h, .m,
+// .s): at 8 KiB it was most of triage's time on GOROOT/src.
 const languageBytes = 2 << 10
+
+// Decision names the rule that decided something about a file, for
+// `repoprep explain`: the step, and the pattern, directory or language
+// that matched. Both are shared strings, so recording one costs nothing.
+type Decision struct {
+	Rule   string
+	Detail string
+}
+
+// The steps of triage, in the order they are tried.
+const (
+	ruleScan        = "scan or classify" // symlink, special file, unsafe name, ignored, unreadable
+	ruleEmpty       = "empty file"
+	ruleVendorDir   = "vendoring directory"     // vendor.toml [[dir]] with its evidence
+	ruleJunkName    = "junk name"               // junk_names.txt or a [[junk]] glob
+	ruleVendorFile  = "known third-party file"  // vendor.toml [[file]]: name and content
+	ruleBanner      = "third-party banner"      // vendor.toml [[banner]]
+	ruleContentType = "content type"            // mimetype's answer, by extensions.toml's mimes
+	ruleBinaryExt   = "binary, by extension"    // unknown binary content under an extension with a class
+	ruleBinary      = "binary"                  // unknown binary content, no class
+	ruleUserClass   = "rules-file class"        // a [[class]] from --rules or .repoprep.toml
+	ruleSQL         = "SQL content"             // sql.toml: schema or dump
+	ruleTextExt     = "text class by extension" // extensions.toml: .bak, .dump...
+	ruleMinified    = "minified"                // line length of a .js/.css head
+	ruleGenerated   = "generated"               // generated.toml, or go-enry's content rules
+	ruleLanguage    = "language"                // go-enry, with languages.toml
+	ruleOverride    = "path override"           // [[override]]
+	ruleExclude     = "path exclude"            // exclude = [...]
+	ruleTestDir     = "test directory"
+	ruleTestName    = "test file name"
+)
 
 // Triage puts each file in exactly one of the five categories with a fine
 // reason, names its language and marks tests. Content decides before the
-// name: a ".txt" that is a ZIP is an archive.
+// name: a ".txt" that is a ZIP is an archive. The user's path rules
+// (include, not_vendored, override, exclude) come last, over every built-in
+// rule.
 func (e *Env) Triage(ctx context.Context, rec *Record) error {
-	rec.Test = isTestPath(rec.Path)
 	defer func() { rec.head = nil }() // later stages re-read; don't hold heads
-	if rec.Category != "" {           // decided by scan or classify: symlink, ignored, unreadable...
+	d := e.dirFacts(srcDir(rec.Src()))
+	base := path.Base(rec.Path)
+	rec.Test, rec.testWhy = e.testFile(d, base)
+	if rec.Category != "" { // decided by scan or classify: symlink, ignored, unreadable...
+		rec.why = Decision{ruleScan, rec.Reason}
 		return nil
+	}
+	u := e.userFacts(rec.Path)
+	e.triageBuiltIn(rec, d, base, u)
+	if u.override != nil {
+		rec.Category, rec.Reason = u.override.Category, u.override.Reason
+		rec.why = Decision{ruleOverride, u.overrideBy}
+	}
+	if u.excludedBy != "" {
+		rec.Category, rec.Reason = "junk", ReasonExcludedByRule
+		rec.why = Decision{ruleExclude, u.excludedBy}
+	}
+	return nil
+}
+
+// ReasonExcludedByRule is the reason of files and pruned directories a
+// rules file's exclude patterns leave out.
+const ReasonExcludedByRule = "excluded-by-rule"
+
+// userFacts is what the user's path rules say about one file.
+type userFacts struct {
+	included    string // the include pattern that matched, or ""
+	notVendored bool
+	override    *rules.Override
+	overrideBy  string
+	excludedBy  string
+}
+
+func (e *Env) userFacts(p string) userFacts {
+	var u userFacts
+	pr := &e.Rules.Paths
+	if pr.Empty() {
+		return u
+	}
+	u.included, _ = pr.Include.Match(p, false)
+	_, u.notVendored = pr.NotVendored.Match(p, false)
+	u.notVendored = u.notVendored || u.included != ""
+	u.override, u.overrideBy, _ = pr.Override(p)
+	u.excludedBy, _ = pr.Exclude.Match(p, false)
+	return u
+}
+
+// decidedByPath reports whether triage will decide a record from its path
+// alone, so classify need not read it: a file under a vendoring directory
+// or excluded by a rules file.
+func (e *Env) decidedByPath(rec *Record) bool {
+	d := e.dirFacts(srcDir(rec.Src()))
+	if d.vendored == "" && e.Rules.Paths.Exclude.Len() == 0 {
+		return false
+	}
+	u := e.userFacts(rec.Path)
+	return u.excludedBy != "" || d.vendored != "" && !u.notVendored && u.override == nil
+}
+
+func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) {
+	set := func(category, reason, rule, detail string) {
+		rec.Category, rec.Reason, rec.why = category, reason, Decision{rule, detail}
 	}
 	if rec.Size == 0 {
-		rec.Category, rec.Reason = "junk", "empty"
-		return nil
+		set("junk", "empty", ruleEmpty, "")
+		return
 	}
-	base := path.Base(rec.Path)
-	if reason, ok := e.Rules.JunkReason(base); ok {
-		rec.Category, rec.Reason = "junk", reason
-		return nil
+	if d.vendored != "" && !u.notVendored {
+		set("junk", "vendored", ruleVendorDir, d.vendored)
+		return
 	}
-	if e.isVendored(rec.Path) {
-		rec.Category, rec.Reason = "junk", "vendored"
-		return nil
+	if u.included == "" {
+		if reason, glob, ok := e.Rules.JunkRule(base); ok {
+			set("junk", reason, ruleJunkName, glob)
+			return
+		}
+	}
+	if !u.notVendored {
+		if rule, detail := e.vendoredFile(base, rec.head); rule != "" {
+			set("junk", "vendored", rule, detail)
+			return
+		}
 	}
 	extClass, hasExt := e.Rules.ByExt(base)
 	if !rec.isText {
 		if c, ok := e.Rules.ByMime(rec.Mime); ok && rec.Mime != octetStream {
-			rec.Category, rec.Reason = c.Category, c.Reason
-			return nil
+			set(c.Category, c.Reason, ruleContentType, rec.Mime)
+			return
 		}
 		// Unknown binary. A name that promises text may still be text
 		// mimetype can't see (BOM-less UTF-16): let normalize decide.
 		switch {
 		case hasExt && extClass.Content != "text":
-			rec.Category, rec.Reason = extClass.Category, extClass.Reason
+			set(extClass.Category, extClass.Reason, ruleBinaryExt, path.Ext(base))
 		case e.textByName(base, hasExt, extClass):
-			e.triageText(rec, base, hasExt, extClass)
+			e.triageText(rec, d, base, hasExt, extClass, u)
 		default:
-			rec.Category, rec.Reason = "junk", "binary"
+			set("junk", "binary", ruleBinary, rec.Mime)
 		}
-		return nil
+		return
 	}
-	e.triageText(rec, base, hasExt, extClass)
-	return nil
+	e.triageText(rec, d, base, hasExt, extClass, u)
 }
 
 // textByName reports whether a name promises text.
@@ -74,55 +172,177 @@ func (e *Env) textByName(base string, hasExt bool, c rules.Class) bool {
 	return ok
 }
 
-func (e *Env) triageText(rec *Record, base string, hasExt bool, extClass rules.Class) {
+func (e *Env) triageText(rec *Record, d *dirFacts, base string, hasExt bool, extClass rules.Class, u userFacts) {
 	head := rec.head
 	if len(head) > languageBytes {
 		head = head[:languageBytes]
 	}
+	set := func(category, reason, rule, detail string) {
+		rec.Category, rec.Reason, rec.why = category, reason, Decision{rule, detail}
+	}
 	switch {
+	case hasExt && extClass.User:
+		// A rules file's class is the user's word on an extension, text
+		// included (the defaults leave text to go-enry's language).
+		set(extClass.Category, extClass.Reason, ruleUserClass, path.Ext(base))
+		if extClass.Category == "source" || extClass.Category == "text" {
+			rec.Language, _ = e.language(base, head)
+		}
+		return
+	case e.Rules.Triage.SQL.IsSQL(base):
+		if marker := e.sqlDump(rec.head); marker != "" {
+			set(extClass.Category, extClass.Reason, ruleSQL, marker)
+			return
+		}
+		rec.Language, _ = e.language(base, head)
+		set("source", "", ruleSQL, "schema or migration: no dump header, no bulk INSERT or COPY")
+		return
 	case hasExt && extClass.Content != "binary" && extClass.Category != "text":
-		// Text that is data all the same: SQL dumps, backups.
-		rec.Category, rec.Reason = extClass.Category, extClass.Reason
+		// Text that is data all the same: backups, .dump files.
+		set(extClass.Category, extClass.Reason, ruleTextExt, path.Ext(base))
 		return
-	case isMinified(base, rec.head):
-		rec.Category, rec.Reason = "junk", "minified"
-		return
-	case isGenerated(rec.Path, base, head):
-		rec.Category, rec.Reason = "junk", "generated"
+	case u.included == "" && isMinified(base, rec.head):
+		set("junk", "minified", ruleMinified, "over 500 bytes a line")
 		return
 	}
-	rec.Language = language(base, head)
-	if rec.Language != "" && enry.GetLanguageType(rec.Language) == enry.Programming {
-		rec.Category = "source"
+	if u.included == "" {
+		if detail := e.generated(d, base, head); detail != "" {
+			set("junk", "generated", ruleGenerated, detail)
+			return
+		}
+	}
+	lang, how := e.language(base, head)
+	rec.Language = lang
+	if lang != "" && (enry.GetLanguageType(lang) == enry.Programming || e.Rules.Triage.SourceLanguages[lang]) {
+		set("source", "", ruleLanguage, how)
 		return
 	}
-	rec.Category = "text"
+	set("text", "", ruleLanguage, how)
 }
 
-// language names a file's language. The unambiguous extension or file name
-// answers most files from a map; only the rest pay for go-enry's content
-// strategies (modelines, shebangs, the classifier).
-func language(base string, head []byte) string {
+// language names a file's language and how it was found. The unambiguous
+// extension or file name answers most files from a map; an ambiguous
+// extension tries go-enry's per-extension content heuristics (a few
+// regexes) and then languages.toml's preference; only the rest (.h, .m,
+// no extension) pay for go-enry's full strategies (modelines, shebangs,
+// the classifier).
+func (e *Env) language(base string, head []byte) (lang, how string) {
 	if lang, safe := enry.GetLanguageByExtension(base); safe {
-		return lang
+		return lang, "by extension (go-enry)"
 	}
 	if lang, safe := enry.GetLanguageByFilename(base); safe {
-		return lang
+		return lang, "by file name (go-enry)"
 	}
-	return enry.GetLanguage(base, head)
+	ext := strings.ToLower(path.Ext(base))
+	if ext != "" {
+		// A preference answers without reading, unless the content is
+		// markup the preferred language is not (a Qt Linguist .ts file).
+		if lang, ok := e.Rules.Triage.Prefer[ext]; ok && (!startsWithTag(head) || enry.GetLanguageType(lang) == enry.Markup) {
+			return lang, e.Rules.Triage.PreferWhy[ext]
+		}
+		if langs := enry.GetLanguagesByContent(base, head, nil); len(langs) == 1 {
+			return langs[0], "by content heuristics (go-enry)"
+		}
+	}
+	return enryLanguage(base, head), "by go-enry's strategies (modeline, shebang, classifier)"
 }
 
-// isGenerated asks go-enry, except for JavaScript and CSS: its check calls
-// any .js averaging over ~110 bytes a line minified, which drops small
-// hand-written modules. isMinified judges those by our own threshold; here
-// they only count as generated when a header says so.
-func isGenerated(p, base string, head []byte) bool {
-	switch strings.ToLower(path.Ext(base)) {
+// withoutModeline is go-enry's DefaultStrategies less the modeline one,
+// whose regexes are most of the cost on files with no known extension.
+var withoutModeline = []enry.Strategy{
+	enry.GetLanguagesByFilename, enry.GetLanguagesByShebang, enry.GetLanguagesByExtension,
+	enry.GetLanguagesByXML, enry.GetLanguagesByManpage, enry.GetLanguagesByContent, enry.GetLanguagesByClassifier,
+}
+
+// enryLanguage is enry.GetLanguage, skipping the modeline strategy when
+// the head holds no modeline marker: Emacs's "-*-" or Vim's "vi:", "vim",
+// "Vim" or "ex:" (every form its regexes accept contains one of them).
+func enryLanguage(base string, head []byte) string {
+	if bytes.Contains(head, []byte("-*-")) || bytes.Contains(head, []byte("vi:")) || bytes.Contains(head, []byte("vim")) ||
+		bytes.Contains(head, []byte("Vim")) || bytes.Contains(head, []byte("ex:")) {
+		return enry.GetLanguage(base, head)
+	}
+	if enry.IsBinary(head) {
+		return ""
+	}
+	var langs []string
+	for _, strategy := range withoutModeline { // GetLanguages' loop
+		candidates := strategy(base, head, langs)
+		switch len(candidates) {
+		case 0:
+			continue
+		case 1:
+			return candidates[0]
+		}
+		langs = candidates
+	}
+	if len(langs) > 0 {
+		return langs[0]
+	}
+	return ""
+}
+
+// startsWithTag reports whether the head opens with an XML or HTML tag.
+func startsWithTag(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	return len(t) > 1 && t[0] == '<' && (t[1] == '?' || t[1] == '!' || t[1] >= 'A' && t[1] <= 'z')
+}
+
+// generated says why a file is generated, or "" when it is not: a
+// generated directory, a generated name, or go-enry's content rules.
+// JavaScript and CSS only count when a header says so: go-enry calls any
+// .js averaging over ~110 bytes a line minified, which drops small
+// hand-written modules; isMinified judges those by our own threshold.
+func (e *Env) generated(d *dirFacts, base string, head []byte) string {
+	if d.generated != "" {
+		return d.generated
+	}
+	lower := strings.ToLower(base)
+	if g, ok := e.Rules.Triage.GeneratedNames.Match(lower); ok {
+		return "name " + g + " (generated.toml)"
+	}
+	ext := path.Ext(lower)
+	switch ext {
 	case ".js", ".mjs", ".cjs", ".css", ".jsx":
 		top := head[:min(len(head), 512)]
-		return bytes.Contains(top, []byte("@generated")) || bytes.Contains(bytes.ToLower(top), []byte("do not edit"))
+		if bytes.Contains(top, []byte("@generated")) || bytes.Contains(bytes.ToLower(top), []byte("do not edit")) {
+			return "header says @generated or DO NOT EDIT"
+		}
+		return ""
+	case ".go":
+		// go-enry's only rule for .go (isGeneratedGo): "Code generated by"
+		// in the first 40 lines of a file of more than one line, without
+		// its per-line allocation.
+		if generatedGo(head) {
+			return "content: Code generated by (go-enry's rule for Go)"
+		}
+		return ""
 	}
-	return enry.IsGenerated(p, head)
+	for _, m := range enrydata.GeneratedCodeMatchers {
+		if m(lower, ext, head) {
+			return "content (go-enry's generated-code rules)"
+		}
+	}
+	return ""
+}
+
+func generatedGo(head []byte) bool {
+	rest := head
+	for n := 0; n < 40 && len(rest) > 0; n++ {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			if n == 0 {
+				return false // one line: go-enry wants more
+			}
+			rest = nil
+		}
+		if bytes.Contains(line, []byte("Code generated by")) {
+			return true
+		}
+	}
+	return false
 }
 
 // minifiedLineBytes: hand-written JS and CSS rarely averages more than a
@@ -139,45 +359,56 @@ func isMinified(base string, head []byte) bool {
 	return len(head)/lines > minifiedLineBytes
 }
 
-// isVendored asks go-enry's vendor patterns (vendor/, third_party/,
-// jquery.js, gradlew...). Those are linguist's "leave out of language
-// statistics" list and also claim testdata/, .github/ and .d.ts files, which
-// are the repository's own: rules/defaults/not_vendored.txt takes them back.
-func (e *Env) isVendored(p string) bool {
-	if !enry.IsVendor(p) {
-		return false
+// vendoredFile checks vendor.toml's known third-party files (name, then
+// content) and banners (content) against the first rules.VendorBytes of
+// the head.
+func (e *Env) vendoredFile(base string, head []byte) (rule, detail string) {
+	if len(head) == 0 {
+		return "", ""
 	}
-	for _, re := range e.Rules.NotVendored {
-		if re.MatchString(p) {
-			return false
+	top := head[:min(len(head), rules.VendorBytes)]
+	t := e.Rules.Triage
+	for i := range t.VendorFiles {
+		f := &t.VendorFiles[i]
+		if g, ok := f.Globs.Match(base); ok && f.Re.Match(top) {
+			return ruleVendorFile, g + " with content " + f.Content
 		}
 	}
-	return true
-}
-
-// testDirs are directory names that hold tests and fixtures in most ecosystems.
-var testDirs = map[string]bool{
-	"test": true, "tests": true, "__tests__": true, "testdata": true,
-	"spec": true, "specs": true, "fixtures": true, "__fixtures__": true,
-	"__mocks__": true, "e2e": true,
-}
-
-// testName catches test file names go-enry misses, such as x.test.jsx
-// and x.spec.tsx.
-var testName = regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$|_(test|spec)\.[a-z]+$|^test_.+\.py$`)
-
-// isTestPath marks test files and fixtures: go-enry's test patterns
-// (foo_test.go, test_foo.py, foo.spec.ts...) plus test directories.
-func isTestPath(p string) bool {
-	if enry.IsTest(p) || testName.MatchString(path.Base(p)) {
-		return true
-	}
-	// One pass over the components: walking up with path.Dir cleaned the
-	// whole path at every level, quadratic in the depth.
-	for seg := range strings.SplitSeq(path.Dir(p), "/") {
-		if testDirs[strings.ToLower(seg)] {
-			return true
+	ext := strings.ToLower(path.Ext(base))
+	for i := range t.VendorBanners {
+		b := &t.VendorBanners[i]
+		for _, x := range b.Extensions {
+			if x == ext && b.Re.Match(top) {
+				return ruleBanner, string(firstLine(top))
+			}
 		}
 	}
-	return false
+	return "", ""
 }
+
+func firstLine(b []byte) []byte {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return b[:min(len(b), 120)]
+}
+
+// testFile marks tests: everything under a test directory, and files named
+// by their language's test convention.
+func (e *Env) testFile(d *dirFacts, base string) (bool, Decision) {
+	if d.test != "" {
+		return true, Decision{ruleTestDir, d.test}
+	}
+	t := e.Rules.Triage
+	if i := t.TestGlobs.Index(base); i >= 0 {
+		return true, Decision{ruleTestName, t.TestGlobLanguage[i]}
+	}
+	return false, Decision{}
+}
+
+// Why says which rule decided the record's category and reason.
+func (r *Record) Why() Decision { return r.why }
+
+// TestWhy says why the record is marked test, if it is.
+func (r *Record) TestWhy() Decision { return r.testWhy }

@@ -46,6 +46,7 @@ commands:
   serve [flags] OUT           serve a snapshot over MCP (stdio or --http) and JSON
   read OUT PATH[:START-END]   print one read_file answer
   verify OUT                  check that a published snapshot is whole
+  explain [--src DIR] PATH... which rule decides each path's category and reason
   version                     print the version
 
 Run 'repoprep <command> -h' for a command's flags.
@@ -66,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runRead(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return runVerify(ctx, args[1:], stdout, stderr)
+	case "explain":
+		return runExplain(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, currentBuild())
 		return exitOK

@@ -458,13 +458,7 @@ func (t *Tree) OpenPath(rel string) (*os.File, error) {
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dir, base = rel[:i], rel[i+1:]
 	}
-	d := t.root
-	if dir != "" {
-		for _, name := range strings.Split(dir, "/") {
-			d = d.Child(name, ID{})
-		}
-	}
-	f, err := d.OpenFile(base, ID{})
+	f, err := t.DirAt(dir).OpenFile(base, ID{})
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -473,6 +467,21 @@ func (t *Tree) OpenPath(rel string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// DirAt is the directory at rel, a '/'-separated path below the root (""
+// or "." for the root itself), for callers that hold a path rather than a
+// Dir. Nothing is opened until the Dir is used, and then one component at
+// a time without following symlinks, like every Dir.
+func (t *Tree) DirAt(rel string) *Dir {
+	d := t.root
+	if rel == "" || rel == "." {
+		return d
+	}
+	for name := range strings.SplitSeq(rel, "/") {
+		d = d.Child(name, ID{})
+	}
+	return d
 }
 
 // String names d for messages.

@@ -1,0 +1,106 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/stages"
+)
+
+// What a run left out, named: the pruned directories with their reason and
+// file count, and the largest files that were scanned but not staged. A
+// user who finds first-party code missing looks here first.
+
+// AuditPruned is one directory the scan did not walk.
+type AuditPruned struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	Files  int    `json:"files"`                  // files below it, counted from directory entries
+	Capped bool   `json:"files_capped,omitempty"` // Files stopped at the count's bound: there are more
+}
+
+// addPruned ranks the pruned directories by files, then path.
+func (a *Audit) addPruned(pruned []stages.Pruned) {
+	a.Pruned, a.PrunedFiles = len(pruned), 0
+	a.PrunedDirs = make([]AuditPruned, 0, min(len(pruned), auditMaxListed))
+	all := make([]AuditPruned, len(pruned))
+	for i, p := range pruned {
+		all[i] = AuditPruned{Path: p.Path, Reason: p.Reason, Files: p.Files, Capped: p.Capped}
+		a.PrunedFiles += p.Files
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Files != all[j].Files {
+			return all[i].Files > all[j].Files
+		}
+		return all[i].Path < all[j].Path
+	})
+	a.PrunedDirs = append(a.PrunedDirs, all[:min(len(all), auditMaxListed)]...)
+}
+
+// leftOut keeps the auditMaxListed largest files not staged, duplicates
+// aside (their content is staged under another path), without holding a
+// row per file: a tree of build products has millions.
+type leftOut struct {
+	top   []AuditFile // largest first
+	count int
+	bytes int64
+}
+
+func (l *leftOut) add(e *manifest.Entry) {
+	if e.Staged || e.DuplicateOf != "" {
+		return
+	}
+	l.count++
+	l.bytes += e.Size
+	if len(l.top) == auditMaxListed && !leftOutBefore(e.Size, e.Path, l.top[len(l.top)-1]) {
+		return
+	}
+	f := AuditFile{Path: e.Path, Size: e.Size, Category: e.Category, Reason: e.Reason, Test: e.Test}
+	i := sort.Search(len(l.top), func(i int) bool { return leftOutBefore(f.Size, f.Path, l.top[i]) })
+	if len(l.top) < auditMaxListed {
+		l.top = append(l.top, AuditFile{})
+	}
+	copy(l.top[i+1:], l.top[i:])
+	l.top[i] = f
+}
+
+// leftOutBefore orders by size, largest first, then by path.
+func leftOutBefore(size int64, p string, f AuditFile) bool {
+	if size != f.Size {
+		return size > f.Size
+	}
+	return p < f.Path
+}
+
+// renderLeftOut writes the pruned directories and the largest files left out.
+func (r *auditWriter) renderLeftOut(a Audit) {
+	if len(a.PrunedDirs) > 0 {
+		r.title(fmt.Sprintf("Directories not walked: %s (%s %s)", mapNum(a.Pruned), mapNum(a.PrunedFiles), mapPlural(a.PrunedFiles, "file", "files")))
+		shown := a.PrunedDirs[:min(len(a.PrunedDirs), auditMaxRows)]
+		for _, p := range shown {
+			files := mapNum(p.Files) + " " + mapPlural(p.Files, "file", "files")
+			if p.Capped {
+				files = mapNum(p.Files) + "+ files"
+			}
+			r.row(p.Path+"/", files, p.Reason)
+		}
+		if a.Pruned > len(shown) {
+			r.more(a.Pruned - len(shown))
+		}
+	}
+	if a.LeftOutCount > 0 {
+		r.title(fmt.Sprintf("Largest files left out: %s of %s (%s)", mapNum(len(a.LeftOut)), mapNum(a.LeftOutCount), auditBytes(a.LeftOutBytes)))
+		shown := a.LeftOut[:min(len(a.LeftOut), auditMaxRows)]
+		for _, f := range shown {
+			why := f.Category
+			if f.Reason != "" {
+				why += "/" + f.Reason
+			}
+			r.row(f.Path, auditBytes(f.Size), why)
+		}
+		if a.LeftOutCount > len(shown) {
+			r.more(a.LeftOutCount - len(shown))
+		}
+	}
+}

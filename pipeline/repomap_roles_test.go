@@ -1,0 +1,42 @@
+package pipeline
+
+import "testing"
+
+// TestDirLanguageAndRole: a directory's language and role come from its
+// prose and code together, not from one stray script (issue 13: flask's
+// docs/ was "Batchfile", arthas's site/ "JavaScript").
+func TestDirLanguageAndRole(t *testing.T) {
+	tests := []struct {
+		name string
+		dir  mapDir
+		lang string
+		role string
+	}{
+		{"flask docs/", mapDir{path: "docs", files: 82,
+			srcLangs: map[string]int{"Python": 1, "Makefile": 1, "Batchfile": 1},
+			txtLangs: map[string]int{"reStructuredText": 76, "SVG": 3}}, "reStructuredText", "documentation"},
+		{"arthas site/", mapDir{path: "site", files: 192,
+			srcLangs: map[string]int{"Vue": 18, "JavaScript": 12},
+			txtLangs: map[string]int{"Markdown": 154, "JSON": 3, "SCSS": 1, "HTML": 1}}, "Markdown", "documentation"},
+		{"frp web/", mapDir{path: "web", files: 110,
+			srcLangs: map[string]int{"Vue": 60, "TypeScript": 30},
+			txtLangs: map[string]int{"Markdown": 2, "JSON": 10}}, "Vue", "web front end"},
+		{"code with a README each", mapDir{path: "engine", files: 30,
+			srcLangs: map[string]int{"Go": 20},
+			txtLangs: map[string]int{"Markdown": 10}}, "Go", ""},
+		{"config only", mapDir{path: "deploy-conf", files: 6,
+			txtLangs: map[string]int{"YAML": 5, "TOML": 1}}, "YAML", ""},
+		{"guides without a name role", mapDir{path: "handbook", files: 12,
+			txtLangs: map[string]int{"Markdown": 11}, srcLangs: map[string]int{"Shell": 1}}, "Markdown", "documentation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.dir.language(); got != tt.lang {
+				t.Errorf("language = %q, want %q", got, tt.lang)
+			}
+			if got := dirRole(&tt.dir); got != tt.role {
+				t.Errorf("role = %q, want %q", got, tt.role)
+			}
+		})
+	}
+}

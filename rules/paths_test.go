@@ -1,0 +1,183 @@
+package rules
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitPatterns are gitignore patterns with git's tricky cases: negation,
+// anchoring, "**", directory-only patterns and re-inclusion under an
+// excluded directory (which git refuses).
+var gitPatterns = []string{
+	"*.log", "!keep.log", "/build-out/", "docs/**/*.tmp",
+	"**/cache", "temp?/", "a/**/b", "*.o", "!/important.o", `\#hash`,
+	"logs/", "!logs/keep/", "foo/*", "!foo/bar", "star/**", "!star/**/", "!star/b/c.md",
+	"neg/*.bin", "!neg/b.bin", "legacy/", "!legacy/keep.md", "/anchored.txt",
+}
+
+var gitPaths = []string{
+	"app.log", "keep.log", "sub/deep/x.log", "sub/keep.log",
+	"build-out/a.c", "sub/build-out/a.c",
+	"docs/a.tmp", "docs/x/y/b.tmp", "other/c.tmp",
+	"cache/c1", "src/cache/c2", "src/cachex/c3",
+	"temp1/t", "tempXY/t", "temp1.txt",
+	"a/b/f", "a/x/y/b/f", "a/c/f",
+	"m.o", "important.o", "sub/important.o",
+	"#hash", "hash",
+	"logs/a", "logs/keep/b",
+	"foo/bar", "foo/baz", "foo/sub/q",
+	"star/a.md", "star/b/c.md", "q/x.go",
+	"neg/a.bin", "neg/b.bin", "neg/sub/c.bin",
+	"legacy/old.md", "legacy/keep.md", "anchored.txt", "sub/anchored.txt",
+}
+
+// TestPathGlobsMatchGit compares PathGlobs with `git check-ignore` on the
+// same patterns and paths: rules files use gitignore syntax, so they must
+// mean what git means.
+func TestPathGlobsMatchGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(strings.Join(gitPatterns, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range gitPaths {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	init := exec.Command("git", "-C", dir, "init", "-q")
+	init.Env = env
+	if out, err := init.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	cmd := exec.Command("git", "-C", dir, "check-ignore", "--no-index", "--stdin")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(strings.Join(gitPaths, "\n") + "\n")
+	out, _ := cmd.Output()
+	gitSays := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		gitSays[l] = true
+	}
+	if len(gitSays) < 10 {
+		t.Fatalf("git check-ignore matched only %d paths; the fixture is broken", len(gitSays))
+	}
+	var g PathGlobs
+	if err := g.add("test.toml", "exclude", gitPatterns); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range gitPaths {
+		pat, ours := g.Match(p, false)
+		if ours != gitSays[p] {
+			t.Errorf("%s: matched = %v (%s), git check-ignore says %v", p, ours, pat, gitSays[p])
+		}
+	}
+}
+
+func TestLoadPathRules(t *testing.T) {
+	repo := []byte(`
+include = ["vendor/"]
+exclude = ["docs/legacy/"]
+
+[[override]]
+paths = ["db/*.sql"]
+category = "source"
+
+[[secrets]]
+id = "cn-mobile"
+disabled = true
+`)
+	user := writeRules(t, `
+not_vendored = ["third_party/ours/"]
+exclude = ["!docs/legacy/"]
+
+[[override]]
+paths = ["db/big.sql"]
+category = "data"
+reason = "dump"
+`)
+	userData, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSources(Source{Name: RepoConfig, Data: repo, Repo: true}, Source{Name: user, Data: userData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pat, ok := s.Paths.Include.Match("vendor/x/y.go", false); !ok || !strings.Contains(pat, RepoConfig) {
+		t.Errorf("include vendor/: %q %v", pat, ok)
+	}
+	if _, ok := s.Paths.NotVendored.Match("third_party/ours/a.c", false); !ok {
+		t.Error("not_vendored third_party/ours/ not matched")
+	}
+	if _, ok := s.Paths.Exclude.Match("docs/legacy/a.md", false); ok {
+		t.Error("--rules' negation must win over the repository's exclude (later file, later pattern)")
+	}
+	if o, _, ok := s.Paths.Override("db/big.sql"); !ok || o.Category != "data" {
+		t.Errorf("db/big.sql override = %+v, want the later data/dump", o)
+	}
+	if o, _, ok := s.Paths.Override("db/small.sql"); !ok || o.Category != "source" {
+		t.Errorf("db/small.sql override = %+v, want source", o)
+	}
+	found := false
+	for _, r := range s.Secrets {
+		found = found || r.ID == "cn-mobile"
+	}
+	if !found || len(s.Warnings) != 1 {
+		t.Errorf("a repository's [[secrets]] must be ignored with a warning: rule kept %v, warnings %q", found, s.Warnings)
+	}
+}
+
+func TestLoadPathRulesErrors(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"empty pattern", `include = [""]`, "include entry"},
+		{"comment", `exclude = ["# x"]`, "exclude entry"},
+		{"bare negation", `not_vendored = ["!"]`, "not_vendored entry"},
+		{"override category", "[[override]]\npaths = [\"x\"]\ncategory = \"code\"\n", `category "code"`},
+		{"override without paths", "[[override]]\ncategory = \"text\"\n", "paths is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeRules(t, tt.text)
+			_, err := Load(p)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("Load = %v, want an error naming %s and containing %q", err, p, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzPathGlobs: any pattern either is refused or matches without panicking,
+// and a matched directory matches everything below it (git never
+// re-includes under an excluded directory).
+func FuzzPathGlobs(f *testing.F) {
+	for _, p := range gitPatterns {
+		f.Add(p, "a/b/c.go")
+	}
+	f.Add("**/", "x")
+	f.Add("[", "[")
+	f.Fuzz(func(t *testing.T, pattern, p string) {
+		var g PathGlobs
+		if g.add("f.toml", "exclude", []string{pattern}) != nil {
+			return
+		}
+		p = strings.Trim(p, "/")
+		if p == "" || strings.Contains(p, "//") {
+			return
+		}
+		if _, ok := g.Match(p, true); ok {
+			if _, below := g.Match(p+"/z", false); !below {
+				t.Fatalf("pattern %q matches dir %q but not %q", pattern, p, p+"/z")
+			}
+		}
+	})
+}

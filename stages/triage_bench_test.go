@@ -1,0 +1,167 @@
+package stages
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// BenchmarkTriage runs triage alone, on one goroutine, over the generated
+// tree's records, classified once beforehand (each iteration gets fresh
+// copies, heads included, and an empty directory cache): the stage's own
+// cost, without reads. Pair it with BenchmarkPlainWalk (also one
+// goroutine) from the same run.
+func BenchmarkTriage(b *testing.B) {
+	benchTriage(b, benchTree(b))
+}
+
+// BenchmarkTriageTree is BenchmarkTriage over a real tree named by
+// REPOPREP_BENCH_TREE (make bench-triage uses GOROOT/src); skipped without it.
+func BenchmarkTriageTree(b *testing.B) {
+	dir := os.Getenv("REPOPREP_BENCH_TREE")
+	if dir == "" {
+		b.Skip("REPOPREP_BENCH_TREE not set")
+	}
+	benchTriage(b, dir)
+}
+
+// BenchmarkScanClassifyTriageTree is BenchmarkScanClassifyTriage over
+// REPOPREP_BENCH_TREE.
+func BenchmarkScanClassifyTriageTree(b *testing.B) {
+	dir := os.Getenv("REPOPREP_BENCH_TREE")
+	if dir == "" {
+		b.Skip("REPOPREP_BENCH_TREE not set")
+	}
+	root := openRoot(b, dir)
+	rs := defaultRules(b)
+	var files int
+	c0 := cpuTime()
+	for b.Loop() {
+		env := &Env{Src: root, Rules: rs} // a fresh directory cache each time, as in a run
+		recs, _, err := Scan(context.Background(), ScanOptions{Root: root, Rules: rs, Workers: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, ctx := errgroup.WithContext(context.Background())
+		g.SetLimit(2)
+		for _, rec := range recs {
+			g.Go(func() error {
+				if err := env.Classify(ctx, rec); err != nil {
+					return err
+				}
+				return env.Triage(ctx, rec)
+			})
+		}
+		if err := g.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		files = len(recs)
+	}
+	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+	reportCPU(b, files, cpuTime()-c0)
+}
+
+// BenchmarkPlainWalkCPU is BenchmarkPlainWalkTree over the generated tree:
+// the stat-walk baseline for BenchmarkTriage, with files per CPU second.
+func BenchmarkPlainWalkCPU(b *testing.B) {
+	b.Setenv("REPOPREP_BENCH_TREE", benchTree(b))
+	BenchmarkPlainWalkTree(b)
+}
+
+// BenchmarkPlainWalkTree is the stat-walk baseline over REPOPREP_BENCH_TREE.
+func BenchmarkPlainWalkTree(b *testing.B) {
+	dir := os.Getenv("REPOPREP_BENCH_TREE")
+	if dir == "" {
+		b.Skip("REPOPREP_BENCH_TREE not set")
+	}
+	var files int
+	c0 := cpuTime()
+	for b.Loop() {
+		files = 0
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if _, err := d.Info(); err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				files++
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+	reportCPU(b, files, cpuTime()-c0)
+}
+
+func benchTriage(b *testing.B, dir string) {
+	root := openRoot(b, dir)
+	rs := defaultRules(b)
+	env := &Env{Src: root, Rules: rs}
+	recs, _, err := Scan(context.Background(), ScanOptions{Root: root, Rules: rs, Workers: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, rec := range recs {
+		if err := env.Classify(context.Background(), rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	work := make([]Record, len(recs))
+	var cpu time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		for i, rec := range recs {
+			work[i] = *rec
+		}
+		env := &Env{Src: root, Rules: rs} // a fresh directory cache each time, as in a run
+		c0 := cpuTime()
+		b.StartTimer()
+		for i := range work {
+			if err := env.Triage(context.Background(), &work[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		cpu += cpuTime() - c0
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+	reportCPU(b, len(recs), cpu)
+}
+
+// cpuTime is the process's user and system CPU time so far. The machine is
+// shared, so besides files/s (wall) the benchmarks report files per CPU
+// second, which other processes do not dilute.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds the files/cpu-s metric for files handled per iteration.
+func reportCPU(b *testing.B, files int, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64(files)*float64(b.N)/cpu.Seconds(), "files/cpu-s")
+	}
+}
+
+// BenchmarkScanClassifyTriageCPU is BenchmarkScanClassifyTriageTree over
+// the generated tree, with files per CPU second.
+func BenchmarkScanClassifyTriageCPU(b *testing.B) {
+	b.Setenv("REPOPREP_BENCH_TREE", benchTree(b))
+	BenchmarkScanClassifyTriageTree(b)
+}
