@@ -48,28 +48,30 @@ func Count(s string) int {
 		// does this.
 		s = string([]rune(s))
 	}
-	tab := bmpClasses()
+	tab, v := bmpClasses(), theVocab()
+	e := encoders.Get().(*encoder)
 	n := 0
 	for start, end := nextPiece(tab, s, 0); start < end; start, end = nextPiece(tab, s, end) {
-		n += countPiece(s[start:end])
+		n += countPiece(v, e, s[start:end])
 	}
+	encoders.Put(e)
 	return n
 }
 
 // countPiece returns the BPE token count of one pre-tokenized piece. The
 // codec run on a lone piece splits it into just that piece, so its Count is
 // the piece's share of the whole string's count.
-func countPiece(piece string) int {
+func countPiece(v *vocab, e *encoder, piece string) int {
 	if len(piece) == 1 {
 		return 1 // every byte is a token of its own
 	}
 	if len(piece) > maxCachedPieceBytes {
-		return Reference(piece)
+		return v.countBPE(piece, e)
 	}
 	if n, ok := cache.get(piece); ok {
 		return n
 	}
-	n := Reference(piece)
+	n := v.countBPE(piece, e)
 	cache.put(piece, n)
 	return n
 }
