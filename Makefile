@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench fmt clean
+.PHONY: build test vet staticcheck race fuzz bench check-tokens fmt clean
 
 build:
 	$(GO) build -o bin/repoprep ./cmd/repoprep
@@ -33,6 +33,11 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+# Compare tokens.Count with tiktoken-go on every file of GOROOT/src, and log
+# the throughput of both (several minutes).
+check-tokens:
+	$(GO) test -run '^TestCountExactGoroot$$' -goroot -v -count=1 -timeout 60m ./internal/tokens/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

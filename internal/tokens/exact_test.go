@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"flag"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
@@ -219,4 +221,52 @@ func TestCountConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+var goroot = flag.Bool("goroot", false, "compare Count with the codec on every file under GOROOT/src (minutes; make check-tokens)")
+
+// TestCountExactGoroot compares Count with the codec on every file of
+// GOROOT/src, binaries included, and logs the throughput of each on one
+// goroutine, Count first from an empty piece cache.
+func TestCountExactGoroot(t *testing.T) {
+	if !*goroot {
+		t.Skip("run with -goroot (make check-tokens)")
+	}
+	var texts []string
+	var paths []string
+	total := 0
+	_ = filepath.WalkDir(goSrc(t), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, err := os.ReadFile(path); err == nil {
+				texts, paths = append(texts, string(b)), append(paths, path)
+				total += len(b)
+			}
+		}
+		return nil
+	})
+	Count("warm up") // build the tables outside the timing
+	cache.reset()
+	timed := func(f func(string) int) ([]int, time.Duration) {
+		counts := make([]int, len(texts))
+		start := time.Now()
+		for i, s := range texts {
+			counts[i] = f(s)
+		}
+		return counts, time.Since(start)
+	}
+	cold, coldTime := timed(Count)
+	_, warmTime := timed(Count)
+	ref, refTime := timed(Reference)
+	tokens, bad := 0, 0
+	for i := range texts {
+		tokens += ref[i]
+		if cold[i] != ref[i] {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: Count %d, codec %d", paths[i], cold[i], ref[i])
+			}
+		}
+	}
+	mbps := func(d time.Duration) float64 { return float64(total) / d.Seconds() / 1e6 }
+	t.Logf("%d files, %d bytes, %d tokens, %d mismatches; Count cold %.1f MB/s, warm %.1f MB/s, codec %.1f MB/s",
+		len(texts), total, tokens, bad, mbps(coldTime), mbps(warmTime), mbps(refTime))
 }

@@ -171,6 +171,8 @@ func (v *vocab) lookup(s string) uint32 {
 		return 0
 	case 1:
 		return v.nodes[uint32(s[0])+1].tag
+	case 2:
+		return v.tag2[int(s[0])<<8|int(s[1])]
 	}
 	node := v.depth2[int(s[0])<<8|int(s[1])]
 	for i := 2; i < len(s) && node != 0; i++ {
@@ -213,9 +215,13 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 		order[r] = uint32(r)
 	}
 	scratch := make([]uint32, numTokens)
-	type span struct{ lo, hi, depth int }
+	type span struct{ lo, hi, depth, parent int }
 	queue := make([]span, 1, 1<<19) // queue[n] is node n
-	queue[0] = span{0, numTokens, 0}
+	queue[0] = span{0, numTokens, 0, -1}
+	// near[n] is the token of node n's path or of its nearest ancestor that
+	// has one: a token's nextPrefix is near[parent], without a walk.
+	near := make([]uint32, 1, 1<<19)
+	near[0] = noToken
 	v.nodes = make([]trieNode, 1, 1<<19)
 	for n := 0; n < len(queue); n++ {
 		sp := queue[n]
@@ -236,6 +242,13 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 			run = run[1:]
 		}
 		v.nodes[n].tag, v.nodes[n].first = tag, uint32(len(queue))
+		if n > 0 {
+			near = append(near, near[sp.parent])
+			if tag != 0 {
+				v.toks[tag-1].nextPrefix = near[sp.parent]
+				near[n] = tag - 1
+			}
+		}
 		byteOf := func(r uint32) byte { return toks[r][sp.depth] }
 		if len(run) <= 64 {
 			// Few tokens (most nodes): an insertion sort beats 256 counters.
@@ -266,7 +279,7 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 			for j < len(run) && byteOf(run[j]) == byteOf(run[i]) {
 				j++
 			}
-			queue = append(queue, span{sp.lo + i, sp.lo + j, sp.depth + 1})
+			queue = append(queue, span{sp.lo + i, sp.lo + j, sp.depth + 1, n})
 			v.nodes = append(v.nodes, trieNode{label: byteOf(run[i])})
 			v.nodes[n].kids++
 			i = j
@@ -300,9 +313,9 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 	}
 
 	// One pass in rank order fills the rest. For each token, its proper
-	// prefixes that are tokens (prefixes, shortest first) and the token
-	// spelled by the rest of it give every way to spell it as two tokens:
-	// its entries in the pair table, and its split candidates.
+	// prefixes that are tokens (the nextPrefix chain, longest first) and the
+	// token spelled by the rest of it give every way to spell it as two
+	// tokens: its entries in the pair table, and its split candidates.
 	//
 	// A token is reachable, and split into (l, r), when BPE run on its bytes
 	// with only the lower ranks ends in exactly the two tokens l and r: both
@@ -319,34 +332,31 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 	unreachable := make([]bool, numTokens)
 	anyUnreachable := false
 	for r, s := range toks {
-		t := &v.toks[r]
-		t.left, t.right, t.nextPrefix = uint32(r), uint32(r), noToken
-		copy(t.head[:], s)
 		if len(s) == 2 {
 			v.tag2[int(s[0])<<8|int(s[1])] = uint32(r) + 1
 		}
-		var prefixes, rests [maxTokenBytes]uint32
+	}
+	for r, s := range toks {
+		t := &v.toks[r]
+		t.left, t.right = uint32(r), uint32(r)
+		copy(t.head[:], s)
+		var prefixes, rests [maxTokenBytes]uint32 // longest prefix first
 		n := 0
-		node := uint32(s[0]) + 1
-		for k := 1; k < len(s) && node != 0; k++ {
-			if x := v.nodes[node].tag; x != 0 {
-				t.nextPrefix = (x - 1) &^ unreachableBit
-				if y := v.lookup(s[k:]); y != 0 {
-					prefixes[n], rests[n] = x, y
-					n++
-				}
+		for x := t.nextPrefix; x != noToken; x = v.toks[x].nextPrefix {
+			if y := v.lookup(s[v.toks[x].len:]); y != 0 {
+				prefixes[n], rests[n] = x, (y-1)&^unreachableBit
+				n++
 			}
-			node = v.child(node, s[k])
 		}
 		if len(s) > 1 {
 			reachable := false
-			for i := n - 1; i >= 0 && !reachable; i-- { // longest left part first
+			for i := 0; i < n && !reachable; i++ { // longest left part first
 				x, y := prefixes[i], rests[i]
-				if x&unreachableBit != 0 || y&unreachableBit != 0 || x > uint32(r) || y > uint32(r) {
-					continue // x-1 and y-1 must rank below r
+				if x >= uint32(r) || y >= uint32(r) || unreachable[x] || unreachable[y] {
+					continue
 				}
-				if v.compatible(x-1, y-1, uint32(r)) {
-					t.left, t.right = x-1, y-1
+				if v.compatible(x, y, uint32(r)) {
+					t.left, t.right = x, y
 					reachable = true
 				}
 			}
@@ -360,7 +370,7 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 			if stored >= len(v.pairs)/4*3 {
 				return nil, fmt.Errorf("o200k_base: pair table full")
 			}
-			key := uint64((prefixes[i]-1)&^unreachableBit)<<18 | uint64((rests[i]-1)&^unreachableBit) + 1
+			key := uint64(prefixes[i])<<18 | uint64(rests[i]) + 1
 			h := hashKey(key, v.pairSh-pairBloomExtraBits)
 			v.pairBloom[h/64] |= 1 << (h % 64)
 			j := h >> pairBloomExtraBits
