@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -85,17 +84,6 @@ func readCorpus(b *testing.B, path string) string {
 	return string(data)
 }
 
-// cpuTime is the CPU time this process has used. The benchmarks report
-// throughput per CPU second (cpu-MB/s) beside the usual wall-clock MB/s: on
-// a shared machine the wall clock also counts time spent waiting for a core.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // loopCPU runs f b.N times, each after an untimed setup (if not nil), and
 // reports its throughput per CPU second.
 func loopCPU(b *testing.B, n int, setup, f func()) {
@@ -156,11 +144,13 @@ func BenchmarkVocabBuild(b *testing.B) {
 	codec()
 	start := cpuTime()
 	for b.Loop() {
-		if _, err := buildVocab(func(rank int) (string, error) {
+		v, err := buildVocab(func(rank int) (string, error) {
 			return codec().Decode([]uint{uint(rank)})
-		}); err != nil {
+		})
+		if err != nil {
 			b.Fatal(err)
 		}
+		v.release()
 	}
 	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 }

@@ -81,6 +81,25 @@ type vocab struct {
 	pairBloom []uint64 // bit hash(x, y) set for every pair in pairs: most lookups miss, and this is 8x smaller
 	pairSh    uint
 	reachable int // tokens BPE can make, for the tests
+
+	mapped [][]byte // the memory of the tables above, from offHeap
+}
+
+// alloc returns n zeroed Ts from offHeap, noting the mapping in v.
+func alloc[T any](v *vocab, n int) []T {
+	s, mem := offHeap[T](n)
+	if mem != nil {
+		v.mapped = append(v.mapped, mem)
+	}
+	return s
+}
+
+// release unmaps v's tables; only the benchmarks that build many use it.
+func (v *vocab) release() {
+	for _, mem := range v.mapped {
+		unmap(mem)
+	}
+	v.mapped = nil
 }
 
 // theVocab is built on first use.
@@ -192,6 +211,7 @@ const pairBloomExtraBits = 3
 // buildVocab builds the tables from the token of each rank.
 func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 	toks := make([]string, numTokens)
+	maxNodes := 1 // the root; each byte of a token adds at most one node
 	for r := range toks {
 		s, err := tokenOf(r)
 		if err != nil {
@@ -201,11 +221,11 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 			return nil, fmt.Errorf("o200k_base rank %d: token of %d bytes", r, len(s))
 		}
 		toks[r] = s
+		maxNodes += len(s)
 	}
-	v := &vocab{
-		toks: make([]tokenInfo, numTokens),
-		tag2: make([]uint32, 1<<16),
-	}
+	v := &vocab{}
+	v.toks = alloc[tokenInfo](v, numTokens)
+	v.tag2 = alloc[uint32](v, 1<<16)
 
 	// The trie, breadth first: a node is the run of tokens that start with
 	// its path, and its children split that run by the next byte (a counting
@@ -215,20 +235,20 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 		order[r] = uint32(r)
 	}
 	scratch := make([]uint32, numTokens)
-	type span struct{ lo, hi, depth, parent int }
+	type span struct{ lo, hi, depth, parent int32 }
 	queue := make([]span, 1, 1<<19) // queue[n] is node n
 	queue[0] = span{0, numTokens, 0, -1}
 	// near[n] is the token of node n's path or of its nearest ancestor that
 	// has one: a token's nextPrefix is near[parent], without a walk.
 	near := make([]uint32, 1, 1<<19)
 	near[0] = noToken
-	v.nodes = make([]trieNode, 1, 1<<19)
+	v.nodes = alloc[trieNode](v, maxNodes)[:1]
 	for n := 0; n < len(queue); n++ {
 		sp := queue[n]
 		tag := uint32(0)
 		run := order[sp.lo:sp.hi]
 		for i, r := range run {
-			if len(toks[r]) == sp.depth { // the node's own token: move it out
+			if len(toks[r]) == int(sp.depth) { // the node's own token: move it out
 				if tag != 0 {
 					return nil, fmt.Errorf("o200k_base: ranks %d and %d spell the same token", tag-1, r)
 				}
@@ -279,7 +299,7 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 			for j < len(run) && byteOf(run[j]) == byteOf(run[i]) {
 				j++
 			}
-			queue = append(queue, span{sp.lo + i, sp.lo + j, sp.depth + 1, n})
+			queue = append(queue, span{sp.lo + int32(i), sp.lo + int32(j), sp.depth + 1, int32(n)})
 			v.nodes = append(v.nodes, trieNode{label: byteOf(run[i])})
 			v.nodes[n].kids++
 			i = j
@@ -304,7 +324,7 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 			return nil, fmt.Errorf("o200k_base: byte %#x is not a token", b)
 		}
 	}
-	v.depth2 = make([]uint32, 1<<16)
+	v.depth2 = alloc[uint32](v, 1<<16)
 	for b := range uint32(256) {
 		n := v.nodes[1+b]
 		for c := n.first; c < n.first+uint32(n.kids); c++ {
@@ -325,8 +345,8 @@ func buildVocab(tokenOf func(rank int) (string, error)) (*vocab, error) {
 	// bytes are the leaves. A token with no such split is never made by a
 	// merge, only as a whole piece.
 	const pairBits = 20 // 446,189 pairs in o200k_base
-	v.pairs, v.pairSh = make([]uint64, 1<<pairBits), 64-pairBits
-	v.pairBloom = make([]uint64, 1<<(pairBits+pairBloomExtraBits)/64)
+	v.pairs, v.pairSh = alloc[uint64](v, 1<<pairBits), 64-pairBits
+	v.pairBloom = alloc[uint64](v, 1<<(pairBits+pairBloomExtraBits)/64)
 	pairMask := uint64(len(v.pairs) - 1)
 	stored := 0
 	unreachable := make([]bool, numTokens)
