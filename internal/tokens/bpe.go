@@ -90,9 +90,10 @@ func (v *vocab) longest(s string, p int) (tok, whole uint32) {
 // encoder is the scratch space of one count; pooled, as Count is called
 // from many goroutines.
 type encoder struct {
-	toks []uint32        // the encoding so far
-	dead []uint64        // bit i: no encoding of s[i:] continues the current one
-	memo [1 << 12]uint64 // recent compatible answers: (x<<18|y)+1 << 1 | answer
+	merge merger          // mergeCount's scratch space
+	toks  []uint32        // the encoding so far
+	dead  []uint64        // bit i: no encoding of s[i:] continues the current one
+	memo  [1 << 12]uint64 // recent compatible answers: (x<<18|y)+1 << 1 | answer
 }
 
 // compatible is vocab.compatible(x, y, noToken), memoized: the same pairs of
@@ -140,12 +141,23 @@ func (v *vocab) countBPE(piece string, e *encoder) int {
 	if whole != 0 {
 		return 1
 	}
-	return len(v.encode(piece, first, e))
+	toks, ok := v.encode(piece, first, e)
+	if !ok {
+		return v.mergeCount(piece, e)
+	}
+	return len(toks)
 }
 
+// maxRetriesPerByte bounds the backtracking before encode gives up on an
+// input and leaves it to mergeCount. Text retries well under one candidate
+// per byte (0.13 on Chinese, 0.36 on base64); a run of '=' retries about 15.
+const maxRetriesPerByte = 4
+
 // encode returns the BPE encoding of s, in e.toks; first is the longest
-// reachable token s starts with.
-func (v *vocab) encode(s string, first uint32, e *encoder) []uint32 {
+// reachable token s starts with. It returns false, the encoding unknown, as
+// soon as it has retried more than maxRetriesPerByte candidates for each
+// byte it got through (plus a little slack for the first bytes).
+func (v *vocab) encode(s string, first uint32, e *encoder) ([]uint32, bool) {
 	words := len(s)/64 + 1
 	if cap(e.dead) < words {
 		e.dead = make([]uint64, words)
@@ -155,6 +167,7 @@ func (v *vocab) encode(s string, first uint32, e *encoder) []uint32 {
 	toks := e.toks[:0]
 	pos := 0
 	next := first
+	retries, reached := 0, 0 // reached: the furthest pos so far
 	for pos < len(s) {
 		tok := next
 		for {
@@ -163,10 +176,15 @@ func (v *vocab) encode(s string, first uint32, e *encoder) []uint32 {
 				(len(toks) == 0 || e.compatible(v, toks[len(toks)-1], tok)) {
 				toks = append(toks, tok)
 				pos = end
+				reached = max(reached, pos)
 				if pos < len(s) {
 					next, _ = v.longest(s, pos)
 				}
 				break
+			}
+			if retries++; retries > maxRetriesPerByte*reached+256 {
+				e.toks = toks // give up early, before the retries add up
+				return nil, false
 			}
 			if shorter := v.toks[tok].nextPrefix; shorter != noToken {
 				tok = shorter
@@ -183,5 +201,5 @@ func (v *vocab) encode(s string, first uint32, e *encoder) []uint32 {
 		}
 	}
 	e.toks = toks
-	return toks
+	return toks, true
 }
