@@ -9,7 +9,8 @@ import "sync"
 // lookups, O(n^2) or O(n log n) per piece. This is the backtracking encoder
 // of GitHub's rust-gems `bpe` crate, reworked for tiktoken's rule (any two
 // adjacent parts that spell a token may merge, not only the pair that made
-// it), in time linear in the piece for all practical inputs.
+// it), in time linear in the piece; the rare piece that makes it retry too
+// much is handed to a heap merge on ranks (merge.go), O(n log n).
 //
 // Two facts carry it (docs/tokens.md has the argument):
 //
