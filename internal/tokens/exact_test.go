@@ -270,3 +270,26 @@ func TestCountExactGoroot(t *testing.T) {
 	t.Logf("%d files, %d bytes, %d tokens, %d mismatches; Count cold %.1f MB/s, warm %.1f MB/s, codec %.1f MB/s",
 		len(texts), total, tokens, bad, mbps(coldTime), mbps(warmTime), mbps(refTime))
 }
+
+// TestASCIIWordFastPath checks asciiWordEnd against the general path on
+// every ASCII word shape it takes and every one it must leave alone.
+func TestASCIIWordFastPath(t *testing.T) {
+	tab := bmpClasses()
+	leads := []string{"", " ", "\t", "(", "'", "_", "$", "\x7f", "\r", "\n", "1", "é"}
+	words := []string{"a", "foo", "Foo", "FOO", "FOObar", "fooBar", "X", "xY", "ABCdefGHI"}
+	tails := []string{"", " ", "'s", "'S", "'ll", "'re", "'ve", "'x", "1", "é", "É", "\u0301", "ſ", "'ſ", "_", "\n", "ǅ"}
+	for _, l := range leads {
+		for _, w := range words {
+			for _, tail := range tails {
+				s := l + w + tail
+				if fast := asciiWordEnd(s, 0); fast >= 0 {
+					general := pieceEndGeneral(tab, s, 0)
+					if fast != general {
+						t.Errorf("%q: fast path ends at %d, general path at %d", s, fast, general)
+					}
+				}
+				checkExact(t, "ascii word", s)
+			}
+		}
+	}
+}

@@ -138,6 +138,14 @@ func nextPiece(tab *[1 << 16]uint8, s string, i int) (start, end int) {
 // branch matches there (the caller then skips one rune, as regexp2 does).
 // s must be valid UTF-8 and i < len(s).
 func pieceEnd(tab *[1 << 16]uint8, s string, i int) int {
+	if end := asciiWordEnd(s, i); end >= 0 {
+		return end // most pieces of code and English
+	}
+	return pieceEndGeneral(tab, s, i)
+}
+
+// pieceEndGeneral is pieceEnd for any piece.
+func pieceEndGeneral(tab *[1 << 16]uint8, s string, i int) int {
 	c0, size0 := classAt(tab, s, i)
 
 	// Branches 0 and 1, words. The optional lead is greedy: try with it
@@ -322,3 +330,35 @@ func contractionEnd(s string, i int) int {
 	}
 	return i
 }
+
+// asciiWordEnd is branches 0 and 1 for the commonest pieces, an ASCII word
+// with an optional ASCII lead (" foo", "\tBar", "XML"), without the class
+// table: it returns the end of the piece at s[i], or -1 to leave s[i] to
+// the general path (not such a word, or a non-ASCII rune right after it
+// that might continue it). In ASCII, A is [A-Z] and B is [a-z], so A* B+
+// is the uppercase run then the lowercase run, and when there is no
+// lowercase run, A+ B* is the uppercase run.
+func asciiWordEnd(s string, i int) int {
+	p := i
+	if b := s[i]; !isASCIILetter(b) {
+		if b >= utf8.RuneSelf || !inBitmap(rune(b), leadLo, leadHi) ||
+			i+1 == len(s) || !isASCIILetter(s[i+1]) {
+			return -1
+		}
+		p = i + 1
+	}
+	q := p
+	for q < len(s) && s[q]-'A' < 26 {
+		q++
+	}
+	r := q
+	for r < len(s) && s[r]-'a' < 26 {
+		r++
+	}
+	if r < len(s) && s[r] >= utf8.RuneSelf {
+		return -1
+	}
+	return contractionEnd(s, r)
+}
+
+func isASCIILetter(b byte) bool { return (b|0x20)-'a' < 26 }
