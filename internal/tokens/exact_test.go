@@ -293,3 +293,30 @@ func TestASCIIWordFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIIFastPaths compares asciiWordEnd and asciiOtherEnd with the
+// general path at the start of every string of up to 4 symbols from an
+// alphabet of the bytes they treat apart, and of the ones they must leave
+// alone (the general path is itself checked against the regex above).
+func TestASCIIFastPaths(t *testing.T) {
+	tab := bmpClasses()
+	alphabet := []string{"a", "Z", "1", " ", "\t", "\n", "\r", "\v", "/", "(", "'", "s", "_", "\x7f", "\x00", "é", "\u00a0", "、", "ſ"}
+	var walk func(prefix string, depth int)
+	walk = func(s string, depth int) {
+		if s != "" {
+			general := pieceEndGeneral(tab, s, 0)
+			for name, fast := range map[string]int{"asciiWordEnd": asciiWordEnd(s, 0), "asciiOtherEnd": asciiOtherEnd(tab, s, 0)} {
+				if fast >= 0 && fast != general {
+					t.Errorf("%q: %s ends at %d, general path at %d", s, name, fast, general)
+				}
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for _, a := range alphabet {
+			walk(s+a, depth-1)
+		}
+	}
+	walk("", 4)
+}

@@ -141,6 +141,9 @@ func pieceEnd(tab *[1 << 16]uint8, s string, i int) int {
 	if end := asciiWordEnd(s, i); end >= 0 {
 		return end // most pieces of code and English
 	}
+	if end := asciiOtherEnd(tab, s, i); end >= 0 {
+		return end // most of the rest: punctuation, indentation, newlines
+	}
 	return pieceEndGeneral(tab, s, i)
 }
 
@@ -362,3 +365,67 @@ func asciiWordEnd(s string, i int) int {
 }
 
 func isASCIILetter(b byte) bool { return (b|0x20)-'a' < 26 }
+
+// asciiOtherEnd is branches 3 to 6 for ASCII punctuation and whitespace
+// (", ", " {\n", "\t\t", "\n"), where branches 0 to 2 can't match: it
+// returns the end of the piece at s[i], or -1 to leave s[i] to the general
+// path (a letter, digit or non-ASCII byte where the answer would depend on
+// it).
+func asciiOtherEnd(tab *[1 << 16]uint8, s string, i int) int {
+	c := s[i]
+	if c >= utf8.RuneSelf {
+		return -1
+	}
+	cls := tab[c]
+	if cls&(clsPunct|clsSpace) == 0 {
+		return -1 // a letter, digit, DEL or control
+	}
+	// c may lead a word (branches 0 and 1) if a letter follows; and a
+	// space may lead punctuation (branch 3).
+	next := byte(0)
+	if i+1 < len(s) {
+		if next = s[i+1]; next >= utf8.RuneSelf || isASCIILetter(next) {
+			return -1
+		}
+	}
+	if cls&clsPunct != 0 || c == ' ' && i+1 < len(s) && tab[next]&clsPunct != 0 {
+		// Branch 3: ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, all atomic.
+		end := i + 1
+		for end < len(s) && tab[s[end]]&clsPunct != 0 {
+			if s[end] >= utf8.RuneSelf {
+				return -1 // other punctuation may continue the run
+			}
+			end++
+		}
+		if end < len(s) && s[end] >= utf8.RuneSelf {
+			return -1
+		}
+		for end < len(s) && (s[end] == '\r' || s[end] == '\n' || s[end] == '/') {
+			end++
+		}
+		return end
+	}
+	// Branches 4 to 6 on the whitespace run s[i:w], as in pieceEndGeneral.
+	w, firstNL := i, -1
+	for w < len(s) && s[w] < utf8.RuneSelf && tab[s[w]]&clsSpace != 0 {
+		if firstNL < 0 && (s[w] == '\r' || s[w] == '\n') {
+			firstNL = w
+		}
+		w++
+	}
+	if w < len(s) && s[w] >= utf8.RuneSelf {
+		return -1 // NBSP, U+3000 and more are spaces too
+	}
+	switch {
+	case firstNL >= 0:
+		end := firstNL
+		for end < len(s) && (s[end] == '\r' || s[end] == '\n') {
+			end++
+		}
+		return end
+	case w == len(s) || w-1 == i:
+		return w
+	default:
+		return w - 1
+	}
+}
