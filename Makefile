@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes fmt clean release
+.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -70,6 +70,10 @@ bench-serve: build
 # same tree: time, ratio and peak RSS. Builds 300,000 files on /dev/shm.
 bench-shapes:
 	REPOPREP_BENCH_SHAPES=1 $(GO) test -run '^$$' -bench Shapes -benchtime 1x -count $(or $(COUNT),3) -timeout 60m ./cmd/repoprep
+# Compare tokens.Count with tiktoken-go on every file of GOROOT/src, and log
+# the throughput of both (several minutes).
+check-tokens:
+	$(GO) test -run '^TestCountExactGoroot$$' -v -count=1 -timeout 60m ./internal/tokens/ -args -goroot
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -11,8 +11,8 @@ const (
 	// flushBytes is how much normalized text the sink gathers before writing.
 	flushBytes = 32 << 10
 	// tokenBatchBytes is the size of the line-aligned batches handed to the
-	// tokenizer; counting per batch keeps memory bounded, and cutting at a
-	// newline keeps the sum equal to (or a hair above) the whole-file count.
+	// tokenizer; counting per batch keeps memory bounded, and cutting where
+	// tokens.Cut says keeps the sum equal to the whole-file count.
 	tokenBatchBytes = 64 << 10
 	// tokenMaxPendingBytes bounds a batch that has no newline at all (a
 	// minified file): it is cut at a rune boundary instead.
@@ -184,22 +184,26 @@ func (s *sink) countTokens(b []byte, final bool) {
 				cut = len(s.pending)
 			}
 		}
-		s.res.Tokens += tokens.Count(string(s.pending[:cut]))
+		s.res.Tokens += tokens.CountBytes(s.pending[:cut])
 		s.pending = append(s.pending[:0], s.pending[cut:]...)
 	}
 }
 
-// lastLineEnd returns the length of the longest prefix of b that ends with a
-// newline; if there is none and b has grown past limit, a prefix that ends on
-// a rune boundary; else 0.
+// lastLineEnd returns the length of the longest prefix of b that ends at a
+// tokens.Cut; if there is none and b has grown past limit, the longest that
+// ends with a newline, or else on a rune boundary (those counts may differ
+// from the whole text's by a token per cut); else 0.
 func lastLineEnd(b []byte, limit int) int {
+	if cut := tokens.Cut(b); cut > 0 {
+		return cut // the counts of the parts add up exactly
+	}
+	if len(b) < limit {
+		return 0
+	}
 	for i := len(b) - 1; i >= 0; i-- {
 		if b[i] == '\n' {
 			return i + 1
 		}
-	}
-	if len(b) < limit {
-		return 0
 	}
 	cut := len(b)
 	for cut > 0 && !utf8.RuneStart(b[cut-1]) {

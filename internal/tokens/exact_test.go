@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"flag"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
@@ -219,4 +221,102 @@ func TestCountConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+var goroot = flag.Bool("goroot", false, "compare Count with the codec on every file under GOROOT/src (minutes; make check-tokens)")
+
+// TestCountExactGoroot compares Count with the codec on every file of
+// GOROOT/src, binaries included, and logs the throughput of each on one
+// goroutine, Count first from an empty piece cache.
+func TestCountExactGoroot(t *testing.T) {
+	if !*goroot {
+		t.Skip("run with -goroot (make check-tokens)")
+	}
+	var texts []string
+	var paths []string
+	total := 0
+	_ = filepath.WalkDir(goSrc(t), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, err := os.ReadFile(path); err == nil {
+				texts, paths = append(texts, string(b)), append(paths, path)
+				total += len(b)
+			}
+		}
+		return nil
+	})
+	Count("warm up") // build the tables outside the timing
+	cache.reset()
+	timed := func(f func(string) int) ([]int, time.Duration) {
+		counts := make([]int, len(texts))
+		start := time.Now()
+		for i, s := range texts {
+			counts[i] = f(s)
+		}
+		return counts, time.Since(start)
+	}
+	cold, coldTime := timed(Count)
+	_, warmTime := timed(Count)
+	ref, refTime := timed(Reference)
+	tokens, bad := 0, 0
+	for i := range texts {
+		tokens += ref[i]
+		if cold[i] != ref[i] {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: Count %d, codec %d", paths[i], cold[i], ref[i])
+			}
+		}
+	}
+	mbps := func(d time.Duration) float64 { return float64(total) / d.Seconds() / 1e6 }
+	t.Logf("%d files, %d bytes, %d tokens, %d mismatches; Count cold %.1f MB/s, warm %.1f MB/s, codec %.1f MB/s",
+		len(texts), total, tokens, bad, mbps(coldTime), mbps(warmTime), mbps(refTime))
+}
+
+// TestASCIIWordFastPath checks asciiWordEnd against the general path on
+// every ASCII word shape it takes and every one it must leave alone.
+func TestASCIIWordFastPath(t *testing.T) {
+	tab := bmpClasses()
+	leads := []string{"", " ", "\t", "(", "'", "_", "$", "\x7f", "\r", "\n", "1", "é"}
+	words := []string{"a", "foo", "Foo", "FOO", "FOObar", "fooBar", "X", "xY", "ABCdefGHI"}
+	tails := []string{"", " ", "'s", "'S", "'ll", "'re", "'ve", "'x", "1", "é", "É", "\u0301", "ſ", "'ſ", "_", "\n", "ǅ"}
+	for _, l := range leads {
+		for _, w := range words {
+			for _, tail := range tails {
+				s := l + w + tail
+				if fast := asciiWordEnd(s, 0); fast >= 0 {
+					general := pieceEndGeneral(tab, s, 0)
+					if fast != general {
+						t.Errorf("%q: fast path ends at %d, general path at %d", s, fast, general)
+					}
+				}
+				checkExact(t, "ascii word", s)
+			}
+		}
+	}
+}
+
+// TestASCIIFastPaths compares asciiWordEnd and asciiOtherEnd with the
+// general path at the start of every string of up to 4 symbols from an
+// alphabet of the bytes they treat apart, and of the ones they must leave
+// alone (the general path is itself checked against the regex above).
+func TestASCIIFastPaths(t *testing.T) {
+	tab := bmpClasses()
+	alphabet := []string{"a", "Z", "1", " ", "\t", "\n", "\r", "\v", "/", "(", "'", "s", "_", "\x7f", "\x00", "é", "\u00a0", "、", "ſ"}
+	var walk func(prefix string, depth int)
+	walk = func(s string, depth int) {
+		if s != "" {
+			general := pieceEndGeneral(tab, s, 0)
+			for name, fast := range map[string]int{"asciiWordEnd": asciiWordEnd(s, 0), "asciiOtherEnd": asciiOtherEnd(tab, s, 0)} {
+				if fast >= 0 && fast != general {
+					t.Errorf("%q: %s ends at %d, general path at %d", s, name, fast, general)
+				}
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for _, a := range alphabet {
+			walk(s+a, depth-1)
+		}
+	}
+	walk("", 4)
 }

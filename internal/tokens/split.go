@@ -138,6 +138,17 @@ func nextPiece(tab *[1 << 16]uint8, s string, i int) (start, end int) {
 // branch matches there (the caller then skips one rune, as regexp2 does).
 // s must be valid UTF-8 and i < len(s).
 func pieceEnd(tab *[1 << 16]uint8, s string, i int) int {
+	if end := asciiWordEnd(s, i); end >= 0 {
+		return end // most pieces of code and English
+	}
+	if end := asciiOtherEnd(tab, s, i); end >= 0 {
+		return end // most of the rest: punctuation, indentation, newlines
+	}
+	return pieceEndGeneral(tab, s, i)
+}
+
+// pieceEndGeneral is pieceEnd for any piece.
+func pieceEndGeneral(tab *[1 << 16]uint8, s string, i int) int {
 	c0, size0 := classAt(tab, s, i)
 
 	// Branches 0 and 1, words. The optional lead is greedy: try with it
@@ -321,4 +332,100 @@ func contractionEnd(s string, i int) int {
 		}
 	}
 	return i
+}
+
+// asciiWordEnd is branches 0 and 1 for the commonest pieces, an ASCII word
+// with an optional ASCII lead (" foo", "\tBar", "XML"), without the class
+// table: it returns the end of the piece at s[i], or -1 to leave s[i] to
+// the general path (not such a word, or a non-ASCII rune right after it
+// that might continue it). In ASCII, A is [A-Z] and B is [a-z], so A* B+
+// is the uppercase run then the lowercase run, and when there is no
+// lowercase run, A+ B* is the uppercase run.
+func asciiWordEnd(s string, i int) int {
+	p := i
+	if b := s[i]; !isASCIILetter(b) {
+		if b >= utf8.RuneSelf || !inBitmap(rune(b), leadLo, leadHi) ||
+			i+1 == len(s) || !isASCIILetter(s[i+1]) {
+			return -1
+		}
+		p = i + 1
+	}
+	q := p
+	for q < len(s) && s[q]-'A' < 26 {
+		q++
+	}
+	r := q
+	for r < len(s) && s[r]-'a' < 26 {
+		r++
+	}
+	if r < len(s) && s[r] >= utf8.RuneSelf {
+		return -1
+	}
+	return contractionEnd(s, r)
+}
+
+func isASCIILetter(b byte) bool { return (b|0x20)-'a' < 26 }
+
+// asciiOtherEnd is branches 3 to 6 for ASCII punctuation and whitespace
+// (", ", " {\n", "\t\t", "\n"), where branches 0 to 2 can't match: it
+// returns the end of the piece at s[i], or -1 to leave s[i] to the general
+// path (a letter, digit or non-ASCII byte where the answer would depend on
+// it).
+func asciiOtherEnd(tab *[1 << 16]uint8, s string, i int) int {
+	c := s[i]
+	if c >= utf8.RuneSelf {
+		return -1
+	}
+	cls := tab[c]
+	if cls&(clsPunct|clsSpace) == 0 {
+		return -1 // a letter, digit, DEL or control
+	}
+	// c may lead a word (branches 0 and 1) if a letter follows; and a
+	// space may lead punctuation (branch 3).
+	next := byte(0)
+	if i+1 < len(s) {
+		if next = s[i+1]; next >= utf8.RuneSelf || isASCIILetter(next) {
+			return -1
+		}
+	}
+	if cls&clsPunct != 0 || c == ' ' && i+1 < len(s) && tab[next]&clsPunct != 0 {
+		// Branch 3: ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, all atomic.
+		end := i + 1
+		for end < len(s) && tab[s[end]]&clsPunct != 0 {
+			if s[end] >= utf8.RuneSelf {
+				return -1 // other punctuation may continue the run
+			}
+			end++
+		}
+		if end < len(s) && s[end] >= utf8.RuneSelf {
+			return -1
+		}
+		for end < len(s) && (s[end] == '\r' || s[end] == '\n' || s[end] == '/') {
+			end++
+		}
+		return end
+	}
+	// Branches 4 to 6 on the whitespace run s[i:w], as in pieceEndGeneral.
+	w, firstNL := i, -1
+	for w < len(s) && s[w] < utf8.RuneSelf && tab[s[w]]&clsSpace != 0 {
+		if firstNL < 0 && (s[w] == '\r' || s[w] == '\n') {
+			firstNL = w
+		}
+		w++
+	}
+	if w < len(s) && s[w] >= utf8.RuneSelf {
+		return -1 // NBSP, U+3000 and more are spaces too
+	}
+	switch {
+	case firstNL >= 0:
+		end := firstNL
+		for end < len(s) && (s[end] == '\r' || s[end] == '\n') {
+			end++
+		}
+		return end
+	case w == len(s) || w-1 == i:
+		return w
+	default:
+		return w - 1
+	}
 }

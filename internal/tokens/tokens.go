@@ -1,6 +1,11 @@
-// Package tokens counts o200k_base tokens offline: the encoding's merge table
-// is compiled into the binary by github.com/tiktoken-go/tokenizer, so nothing
-// is fetched at run time.
+// Package tokens counts o200k_base tokens offline and exactly: the
+// encoding's ranks are compiled into the binary by
+// github.com/tiktoken-go/tokenizer, so nothing is fetched at run time, and
+// every count equals tiktoken-go's. It splits text with a hand-written copy
+// of the codec's pre-tokenizer (split.go), encodes each piece with a
+// linear-time BPE (bpe.go, over tables built from the codec's ranks in
+// vocab.go), memoizes short pieces (cache.go), and adjusts a count after a
+// redaction without counting the whole text again (recount.go).
 package tokens
 
 import (
@@ -27,17 +32,22 @@ const maxCachedPieceBytes = 32
 // cache is process-wide because Count is a plain function called from many
 // pipeline and server goroutines. 2^17 packed slots (1 MiB) and 2^15 entry
 // slots (256 KiB, plus at most 32,768 entries of up to 32 bytes) hold the
-// recurring pieces of a large tree: all of GOROOT/src counts at about
-// 50 MB/s from a cold start.
+// recurring pieces of a large tree.
 var cache = newPieceCache(17, 15)
+
+// Warm builds the tables Count needs (about 0.2 s of one core), which the
+// first Count otherwise does while its callers wait: call it in a goroutine
+// at startup to overlap that with other work. Safe for concurrent use.
+func Warm() {
+	bmpClasses()
+	theVocab()
+}
 
 // Count returns the number of o200k_base tokens in s. It is safe for
 // concurrent use. Invalid UTF-8 is counted as the tokenizer sees it.
 //
-// Count is exact: it returns what tiktoken-go's Count returns for s, but
-// splits s with a hand-written copy of the codec's pre-tokenizer (split.go)
-// and memoizes the token count of short pieces, instead of running the
-// codec's backtracking regex.
+// Count is exact: it returns what tiktoken-go's Count returns for s, without
+// running the codec's backtracking regex or its map-based merges.
 func Count(s string) int {
 	if s == "" {
 		return 0
@@ -48,35 +58,37 @@ func Count(s string) int {
 		// does this.
 		s = string([]rune(s))
 	}
-	tab := bmpClasses()
+	tab, v := bmpClasses(), theVocab()
+	e := encoders.Get().(*encoder)
 	n := 0
 	for start, end := nextPiece(tab, s, 0); start < end; start, end = nextPiece(tab, s, end) {
-		n += countPiece(s[start:end])
+		n += countPiece(v, e, s[start:end])
 	}
+	encoders.Put(e)
 	return n
 }
 
-// countPiece returns the BPE token count of one pre-tokenized piece. The
-// codec run on a lone piece splits it into just that piece, so its Count is
-// the piece's share of the whole string's count.
-func countPiece(piece string) int {
+// countPiece returns the BPE token count of one pre-tokenized piece: its
+// share of the whole string's count, as the codec run on a lone piece splits
+// it into just that piece.
+func countPiece(v *vocab, e *encoder, piece string) int {
 	if len(piece) == 1 {
 		return 1 // every byte is a token of its own
 	}
 	if len(piece) > maxCachedPieceBytes {
-		return Reference(piece)
+		return v.countBPE(piece, e)
 	}
 	if n, ok := cache.get(piece); ok {
 		return n
 	}
-	n := Reference(piece)
+	n := v.countBPE(piece, e)
 	cache.put(piece, n)
 	return n
 }
 
 // Reference returns tiktoken-go's own count for s, running the codec's regex
-// on the whole string. It is the slow path Count is proven against, and what
-// Count returned before the hand-written pre-tokenizer.
+// and merges on the whole string: the oracle Count is tested against, kept
+// for the tests and benchmarks.
 func Reference(s string) int {
 	if s == "" {
 		return 0

@@ -47,3 +47,13 @@ func BenchmarkCount(b *testing.B) {
 		Count(text)
 	}
 }
+
+// TestWarm checks that Warm leaves Count nothing to build: a Count after it
+// runs on the tables Warm built.
+func TestWarm(t *testing.T) {
+	Warm()
+	v := theVocab()
+	if v.reachable == 0 || Count("hello world") != 2 {
+		t.Fatalf("Warm did not build usable tables")
+	}
+}
