@@ -44,8 +44,10 @@ func TestNoLiteralCredentials(t *testing.T) {
 		`xox[bp]-`,
 		`-----BEGIN[ A-Z]*PRIVATE KEY-----`,
 	} {
-		if loc := regexp.MustCompile(pat).FindIndex(defaultSecretsTOML); loc != nil {
-			t.Errorf("defaults/secrets.toml holds %s at byte %d", pat, loc[0])
+		for name, data := range map[string][]byte{"secrets.toml": defaultSecretsTOML, "providers.toml": defaultProvidersTOML} {
+			if loc := regexp.MustCompile(pat).FindIndex(data); loc != nil {
+				t.Errorf("defaults/%s holds %s at byte %d", name, pat, loc[0])
+			}
 		}
 	}
 }

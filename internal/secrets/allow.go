@@ -76,11 +76,15 @@ func shannon(b []byte) float64 {
 // printable ASCII characters and never more than a quarter of it, an ellipsis, and its
 // length in characters, e.g. AKIA…(20), 13…(11).
 func mask(secret []byte) string {
-	n := utf8.RuneCount(secret)
+	return maskHead(secret, utf8.RuneCount(secret))
+}
+
+// maskHead is mask for a secret of n code points of which head holds the first bytes.
+func maskHead(head []byte, n int) string {
 	show := min(4, n/4)
 	var b strings.Builder
-	for i := 0; i < show && i < len(secret); i++ {
-		c := secret[i]
+	for i := 0; i < show && i < len(head); i++ {
+		c := head[i]
 		if c < 0x21 || c > 0x7e {
 			break
 		}

@@ -36,15 +36,17 @@ func (s *Scanner) ScanFile(name string, redact bool) ([]Finding, error) {
 }
 
 // ScanFileAs is ScanFile for a file whose path in the repository (the one
-// path allowlists are written against, e.g. "(^|/)testdata/") differs from
-// where it lies on disk, as for a staged copy under OUT/tree.
+// path allowlists are written against, e.g. "(^|/)testdata/", and whose
+// extension says how values are read) differs from where it lies on disk,
+// as for a staged copy under OUT/tree.
 func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.scanReader(f, s.pathSkips(path), chunkBytes)
+	hits, err := s.scanReader(f, s.pathSkips(path), formatOf(path), chunkBytes)
 	f.Close()
+	found := stripHits(hits)
 	if err != nil || !redact || len(found) == 0 {
 		return found, err
 	}
@@ -52,6 +54,24 @@ func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) 
 		return nil, err
 	}
 	return found, nil
+}
+
+// ScanReader scans one content read from r, held at path in the repository ("" for none;
+// see ScanContent), and returns its findings sorted by offset, without path allowlists
+// (a caller whose content several paths share judges each path with AllowsPath). When
+// vals is not nil, it receives the value of every finding, for the cross-file pass.
+// Safe for concurrent use on different readers.
+func (s *Scanner) ScanReader(r io.Reader, path string, vals *Values) ([]Finding, error) {
+	hits, err := s.scanReader(r, nil, formatOf(path), chunkBytes)
+	if err != nil {
+		return nil, err
+	}
+	if vals != nil {
+		for _, h := range hits {
+			vals.add(h.Rule, h.Fingerprint, h.values)
+		}
+	}
+	return stripHits(hits), nil
 }
 
 // pathSkips marks the rules whose path allowlist covers path; nil when none
@@ -80,8 +100,11 @@ var scanBufs = sync.Pool{New: func() any {
 
 // scanReader is ScanFile's loop. Each step scans buf[:scanEnd], which starts and ends on
 // line boundaries, keeps the findings that start before keep, and carries buf[keep:] over.
-// chunk is a parameter so tests can cross many chunk boundaries in a small file.
-func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, error) {
+// A block (a private key) whose closing marker lies beyond scanEnd is followed as an
+// openBlock through the next steps, whatever its length; findings inside it are dropped
+// once it closes. chunk is a parameter so tests can cross many chunk boundaries in a
+// small file.
+func (s *Scanner) scanReader(r io.Reader, skip []bool, f format, chunk int) ([]hit, error) {
 	var buf []byte
 	if chunk == chunkBytes {
 		// A fresh 4 MiB buffer per file made the stage spend most of its
@@ -98,11 +121,12 @@ func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, er
 		buf = make([]byte, 0, chunk+carryBytes)
 	}
 	var (
-		found  []Finding
+		found  []hit
 		base   int64 // file offset of buf[0]
 		line   = 1   // line number of buf[0]
 		maxEnd int64 // end of the last finding kept, so steps never report overlaps
 		eof    bool
+		ob     *openBlock // a block being followed
 	)
 	for {
 		if cap(buf)-len(buf) < chunk {
@@ -136,15 +160,41 @@ func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, er
 				keep = scanEnd - carryBytes // one huge line: cut it
 			}
 		}
-		cands := s.candidates(buf[:scanEnd], skip)
+		cands, open := s.candidates(buf[:scanEnd], skip, f)
+		var closed *hit
+		if ob != nil {
+			end, ok, abandon := s.feed(ob, buf[ob.fed-base:scanEnd], ob.fed)
+			switch {
+			case abandon:
+				ob = nil
+			case ok:
+				if !ob.rejected {
+					h := s.finish(ob)
+					closed = &h
+				}
+				found = slices.DeleteFunc(found, func(h hit) bool { return h.Start >= ob.abs && h.Start < end })
+				maxEnd = max(maxEnd, end)
+				ob = nil
+			}
+		}
 		cands = slices.DeleteFunc(cands, func(c candidate) bool {
 			return c.start >= keep || base+int64(c.start) < maxEnd
 		})
-		for _, f := range s.findings(buf[:scanEnd], cands, line, base) {
-			found = append(found, f)
-			maxEnd = max(maxEnd, f.End)
+		hits := s.findings(buf[:scanEnd], cands, line, base)
+		if closed != nil {
+			found = append(found, *closed)
+		}
+		for _, h := range hits {
+			found = append(found, h)
+			maxEnd = max(maxEnd, h.End)
+		}
+		if ob == nil && open != nil && open.start < keep && base+int64(open.start) >= maxEnd && !last {
+			ob = open
+			s.startBlock(ob, buf[:scanEnd], base, line)
+			s.feed(ob, buf[open.start:scanEnd], ob.abs) // blocks saw no closing marker in it
 		}
 		if last {
+			slices.SortFunc(found, func(a, b hit) int { return cmp.Compare(a.Start, b.Start) })
 			return found, nil
 		}
 		line += bytes.Count(buf[:keep], nl)
@@ -154,15 +204,12 @@ func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, er
 }
 
 // Redact returns a copy of content with each finding's bytes replaced by [REDACTED:rule-id].
-// fs must come from scanning this same content; overlapping findings keep the first.
+// fs must come from scanning this same content; findings that overlap are masked as their
+// union, under the first one's rule.
 func Redact(content []byte, fs []Finding) []byte {
-	fs = slices.SortedFunc(slices.Values(fs), func(a, b Finding) int { return cmp.Compare(a.Start, b.Start) })
 	out := make([]byte, 0, len(content))
 	var pos int64
-	for _, f := range fs {
-		if f.Start < pos || f.End > int64(len(content)) || f.End <= f.Start {
-			continue
-		}
+	for _, f := range mergeSpans(fs, int64(len(content))) {
 		out = append(out, content[pos:f.Start]...)
 		out = append(out, "[REDACTED:"+f.Rule+"]"...)
 		pos = f.End
@@ -170,19 +217,42 @@ func Redact(content []byte, fs []Finding) []byte {
 	return append(out, content[pos:]...)
 }
 
+// mergeSpans sorts fs by offset and merges overlapping ones into their union, under the
+// rule of the one that starts first (the longest, on a tie). Spans outside [0, size)
+// (size < 0 for unknown) are dropped.
+func mergeSpans(fs []Finding, size int64) []Finding {
+	sorted := slices.SortedFunc(slices.Values(fs), func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(b.End, a.End))
+	})
+	out := sorted[:0]
+	for _, f := range sorted {
+		if f.Start < 0 || f.End <= f.Start || (size >= 0 && f.End > size) {
+			continue
+		}
+		if n := len(out); n > 0 && f.Start < out[n-1].End {
+			out[n-1].End = max(out[n-1].End, f.End)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // RedactFile rewrites the file name with each finding of fs (from scanning
-// that file) replaced by [REDACTED:rule-id], through a temporary file and a
+// that file, or from a Matcher over it) replaced by [REDACTED:rule-id],
+// overlapping findings as their union, through a temporary file and a
 // rename, for a caller that chose which findings to redact.
 func RedactFile(name string, fs []Finding) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	return redactFile(name, slices.SortedFunc(slices.Values(fs), func(a, b Finding) int { return cmp.Compare(a.Start, b.Start) }))
+	return redactFile(name, fs)
 }
 
-// redactFile rewrites name with fs (sorted, disjoint) redacted: streamed through a temporary
-// file beside it and renamed over it, so a failure leaves the original untouched.
+// redactFile rewrites name with fs redacted: streamed through a temporary file beside it
+// and renamed over it, so a failure leaves the original untouched.
 func redactFile(name string, fs []Finding) (err error) {
+	fs = mergeSpans(fs, -1)
 	src, err := os.Open(name)
 	if err != nil {
 		return err
@@ -205,9 +275,6 @@ func redactFile(name string, fs []Finding) (err error) {
 	w := bufio.NewWriterSize(tmp, 256<<10)
 	var pos int64
 	for _, f := range fs {
-		if f.Start < pos {
-			continue
-		}
 		if _, err := io.CopyN(w, src, f.Start-pos); err != nil {
 			return err
 		}
