@@ -44,6 +44,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 	}
+	sec, err := newSecretOptions(opts, rs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
 	lock, err := acquireLock(opts.OutDir)
 	if err != nil {
 		return nil, err
@@ -62,7 +66,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	r := &run{opts: opts, rules: rs, tmp: tmp, start: start}
+	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -129,11 +133,13 @@ func checkReplaceable(out string) error {
 
 // run is one Run's state between the stages.
 type run struct {
-	opts   Options
-	rules  *rules.Set
-	tmp    string
-	start  time.Time
-	stages []StageTime
+	opts         Options
+	rules        *rules.Set
+	secrets      stages.SecretOptions
+	nameFindings []stages.Finding // credentials in paths and link targets, found before dedup
+	tmp          string
+	start        time.Time
+	stages       []StageTime
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -180,6 +186,8 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	t(recs)
 
+	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
+
 	t = r.timer("dedup", stagedOnly)
 	prog.Stage("dedup", -1)
 	if err := env.Dedup(ctx, recs, r.opts.Workers); err != nil {
@@ -189,7 +197,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 	t = r.timer("secrets", stagedOnly)
 	prog.Stage("secrets", -1)
-	findings, err := env.Secrets(ctx, recs, r.opts.Workers, r.opts.Secrets)
+	findings, err := r.scanSecrets(ctx, env, recs)
 	if err != nil {
 		return nil, err
 	}

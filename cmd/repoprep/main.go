@@ -49,6 +49,8 @@ commands:
   serve [flags] OUT           serve a snapshot over MCP (stdio or --http) and JSON
   read OUT PATH[:START-END]   print one read_file answer
   verify OUT                  check that a published snapshot is whole
+  baseline [-o FILE] OUT      write OUT's secret fingerprints as a baseline for run --baseline
+  rules [--rules FILE]        print the effective secret rules as TOML
   version                     print the version
 
 Run 'repoprep <command> -h' for a command's flags.
@@ -69,6 +71,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runRead(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return runVerify(ctx, args[1:], stdout, stderr)
+	case "baseline":
+		return runBaseline(args[1:], stdout, stderr)
+	case "rules":
+		return runRules(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "repoprep %s\n", version)
 		return exitOK

@@ -56,22 +56,33 @@ func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) 
 	return found, nil
 }
 
+// Scan is one content's findings, with what the cross-file pass needs to mask each
+// finding's value elsewhere; the values never leave this package.
+type Scan struct {
+	Findings []Finding // sorted by offset
+	values   [][][]byte
+}
+
+// AddValues puts finding i's values into vals: a caller that drops some findings (path
+// allowlists, --pii report) passes on only the values it masks.
+func (sc *Scan) AddValues(vals *Values, i int) {
+	f := sc.Findings[i]
+	vals.add(f.Rule, sc.values[i])
+}
+
 // ScanReader scans one content read from r, held at path in the repository ("" for none;
-// see ScanContent), and returns its findings sorted by offset, without path allowlists
-// (a caller whose content several paths share judges each path with AllowsPath). When
-// vals is not nil, it receives the value of every finding, for the cross-file pass.
-// Safe for concurrent use on different readers.
-func (s *Scanner) ScanReader(r io.Reader, path string, vals *Values) ([]Finding, error) {
+// see ScanContent), without path allowlists: a caller whose content several paths share
+// judges each path with AllowsPath. Safe for concurrent use on different readers.
+func (s *Scanner) ScanReader(r io.Reader, path string) (*Scan, error) {
 	hits, err := s.scanReader(r, nil, formatOf(path), chunkBytes)
 	if err != nil {
 		return nil, err
 	}
-	if vals != nil {
-		for _, h := range hits {
-			vals.add(h.Rule, h.Fingerprint, h.values)
-		}
+	sc := &Scan{Findings: stripHits(hits), values: make([][][]byte, len(hits))}
+	for i, h := range hits {
+		sc.values[i] = h.values
 	}
-	return stripHits(hits), nil
+	return sc, nil
 }
 
 // pathSkips marks the rules whose path allowlist covers path; nil when none

@@ -60,10 +60,10 @@ func (v *Values) Len() int {
 // Add puts value, caught by rule ruleID, into the set, split as the pass looks for it
 // (lines of a block, pieces of a very long value); too short a value is left out.
 func (v *Values) Add(ruleID string, value []byte) {
-	v.add(ruleID, "", appendValues(nil, value))
+	v.add(ruleID, appendValues(nil, value))
 }
 
-func (v *Values) add(ruleID, _ string, values [][]byte) {
+func (v *Values) add(ruleID string, values [][]byte) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, val := range values {
