@@ -210,7 +210,7 @@ func (v *verifier) secrets(m *manifest.Manifest) {
 	byPath := map[string]int{}
 	for _, f := range s.Findings {
 		byPath[f.Path]++
-		if f.Line < 1 || f.Rule == "" {
+		if f.Line < 0 || f.Rule == "" { // line 0: the secret is in the path or link target
 			v.add("secrets.json", "finding in %q lacks a line or a rule", f.Path)
 		}
 	}

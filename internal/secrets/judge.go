@@ -85,6 +85,9 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 		if f != formatConfig && f != formatUnknown && identRE.Match(value) {
 			return false // a variable in code: password = passphrase;
 		}
+		if f == formatCode && isDigits(value) {
+			return false // a number in code: a timeout, a length, never a password string
+		}
 		if ge < len(content) && (content[ge] == '(' || content[ge] == '[') {
 			return false // a call or an index: password = getpass(...)
 		}
@@ -207,4 +210,13 @@ func (r *rule) decodes(secret []byte) bool {
 		}
 	}
 	return r.decoded.Match(out)
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
