@@ -24,6 +24,9 @@ var placeholderMarks = [][]byte{
 // verbs and escapes: code that builds a credential, not a credential.
 var formatOnly = regexp.MustCompile(`^(?:%[-+# 0-9.*]*[a-zA-Z%]|%\([^)]*\)[a-zA-Z]|\{[0-9A-Za-z_]*\}|\\[nrt])+$`)
 
+// envRef matches a whole value that names an environment variable.
+var envRef = regexp.MustCompile(`^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%)$`)
+
 // isPlaceholder reports whether secret looks like a stand-in: a template, a "your key
 // here", a mask, a counting sequence, a <...> slot, or mostly one repeated character.
 func isPlaceholder(secret []byte) bool {
@@ -35,6 +38,9 @@ func isPlaceholder(secret []byte) bool {
 	}
 	if len(secret) >= 2 && secret[0] == '<' && secret[len(secret)-1] == '>' {
 		return true
+	}
+	if envRef.Match(secret) {
+		return true // $VAR, ${VAR}, %VAR%: where the secret is, not the secret
 	}
 	if formatOnly.Match(secret) {
 		return true // a format string's slot, not a value: "%s", "{0}", "%(pw)s\n"

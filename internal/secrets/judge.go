@@ -59,7 +59,7 @@ var (
 	// store; a hash is what a system keeps instead of the password.
 	hashRE = regexp.MustCompile(`^(?:\$(?:2[abxy]?|argon2(?:id|i|d)|pbkdf2(?:-sha\d+)?|scrypt|1|5|6|apr1|y|gy|7|sha1|md5|s2k)\$|\{(?i:ssha|ssha256|ssha512|sha|sha256|sha512|md5|smd5|crypt|bcrypt|pbkdf2(?:-sha\d+)?|argon2)\}|(?:pbkdf2_sha\d+|bcrypt(?:_sha256)?|argon2|sha1|md5|scrypt|crypt)\$|\*[0-9A-F]{40}$|md5[0-9a-f]{32}$|SCRAM-SHA-256\$)`)
 	// pathRE: an absolute, home or relative file path.
-	pathRE = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\)[^/\\]*[/\\]`)
+	pathRE = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\)(?:[A-Za-z0-9._-]+[/\\])+[A-Za-z0-9._-]*$`)
 	// identRE: a bare identifier, maybe with a trailing number, or a member chain; in code
 	// that is a variable, not a value.
 	identRE = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z_$]*[0-9]{0,4}|[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|->|::|\?\.)[A-Za-z_$][A-Za-z0-9_$]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|[A-Za-z_$][A-Za-z0-9_$]*\[[^\]]*\])$`)
@@ -95,8 +95,11 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 	if f == formatCode && quoted && identRE.Match(value) && bytes.ContainsAny(value, ".:>") {
 		return false // "user.password", "App::Password": a name in a string
 	}
-	if referenceRE.Match(value) || hashRE.Match(value) || pathRE.Match(value) {
+	if referenceRE.Match(value) || hashRE.Match(value) {
 		return false
+	}
+	if pathRE.Match(value) && shannon(value) < 4.3 {
+		return false // a file path; random base64 that happens to hold slashes scores higher
 	}
 	return !isLabel(value)
 }

@@ -14,17 +14,22 @@ import (
 
 // Alphabets of the {{CLASS:N}} templates.
 var classes = map[string]string{
-	"upper":  "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-	"lower":  "abcdefghijklmnopqrstuvwxyz",
-	"digit":  "0123456789",
-	"alnum":  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-	"hex":    "0123456789abcdef",
-	"b64":    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-	"b64url": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
-	"b32":    "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+	"upper":    "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+	"lower":    "abcdefghijklmnopqrstuvwxyz",
+	"digit":    "0123456789",
+	"alnum":    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+	"hex":      "0123456789abcdef",
+	"b64":      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+	"b64url":   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
+	"b32":      "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+	"hexup":    "0123456789ABCDEF",
+	"lalnum":   "abcdefghijklmnopqrstuvwxyz0123456789",
+	"ualnum":   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+	"bech32":   "qpzry9x8gf2tvdw0s3jn54khce6mua7l",
+	"bech32up": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
 }
 
-var templateRE = regexp.MustCompile(`\{\{(upper|lower|digit|alnum|hex|b64url|b64|b32|int|s):([^}]*)\}\}`)
+var templateRE = regexp.MustCompile(`\{\{(upper|lower|digit|alnum|hexup|hex|b64url|b64|b32|lalnum|ualnum|bech32up|bech32|int|s):([^}]*)\}\}`)
 
 // Expand replaces each template in t: {{CLASS:N}} with N random characters of CLASS, no
 // two neighbours alike; {{int:LO-HI}} with a random integer in [LO, HI]; {{s:TEXT}} with
