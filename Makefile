@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench fmt clean
+.PHONY: build test vet staticcheck race fuzz bench bench-secrets fmt clean
 
 build:
 	$(GO) build -o bin/repoprep ./cmd/repoprep
@@ -33,6 +33,17 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+# Recall and precision of the secret rules on a labeled corpus generated at test time,
+# beside gitleaks on the same tree. gitleaks is installed into a temporary GOBIN (never a
+# dependency of ours); without the module proxy the comparison is skipped.
+GITLEAKS_VERSION ?= v8.30.1
+bench-secrets:
+	@gobin=$$(mktemp -d); \
+	if GOBIN=$$gobin $(GO) install github.com/zricethezav/gitleaks/v8@$(GITLEAKS_VERSION) 2>/dev/null; then \
+	  export REPOPREP_GITLEAKS=$$gobin/gitleaks; else echo "gitleaks not installed: comparison skipped"; fi; \
+	REPOPREP_BENCH_SECRETS=1 $(GO) test ./internal/secrets -run 'TestLabeledCorpus' -count=1 -v | grep -v '^=== RUN'; \
+	status=$$?; rm -rf $$gobin; exit $$status
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

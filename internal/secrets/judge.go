@@ -85,6 +85,9 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 		if f != formatConfig && f != formatUnknown && identRE.Match(value) {
 			return false // a variable in code: password = passphrase;
 		}
+		if value[0] == '$' || value[0] == '!' {
+			return false // $var, $request->input(...), a YAML tag (!vault, !Ref)
+		}
 		if f == formatCode && isDigits(value) {
 			return false // a number in code: a timeout, a length, never a password string
 		}
