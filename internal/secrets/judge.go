@@ -62,7 +62,9 @@ var (
 	pathRE = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\)(?:[A-Za-z0-9._-]+[/\\])+[A-Za-z0-9._-]*$`)
 	// identRE: a bare identifier, maybe with a trailing number, or a member chain; in code
 	// that is a variable, not a value.
-	identRE = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z_$]*[0-9]{0,4}|[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|->|::|\?\.)[A-Za-z_$][A-Za-z0-9_$]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|[A-Za-z_$][A-Za-z0-9_$]*\[[^\]]*\])$`)
+	identRE = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z_$]*[0-9]{0,4}|[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|->|::|\?\.|:)[A-Za-z_$][A-Za-z0-9_$]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|[A-Za-z_$][A-Za-z0-9_$]*\[[^\]]*\])$`)
+	// commentRE: the line so far opens a comment, where code reads like prose.
+	commentRE = regexp.MustCompile(`^\s*(?://|#|\*|/\*|--|;|<!--|%|')`)
 )
 
 // judgeAssignment decides whether the value content[gs:ge], assigned in a match that
@@ -80,16 +82,24 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 		}
 	}
 	value := content[gs:ge]
+	if alnumCount(value) < 3 || bytes.Contains(value, []byte(`\x`)) || bytes.Contains(value, []byte(`\u00`)) {
+		return false // punctuation from a hex dump, or escaped bytes: "\x61\x62"
+	}
+	if isTestVerdict(content, ms, key) {
+		return false // go test output: --- PASS: TestName
+	}
 	quoted := gs > 0 && (content[gs-1] == '"' || content[gs-1] == '\'' || content[gs-1] == '`')
 	if !quoted {
+		lineStart := bytes.LastIndexByte(content[:ms], '\n') + 1
+		inComment := commentRE.Match(content[lineStart:ms])
+		if f == formatCode && !inComment && looksLikeExpression(value) {
+			return false // f.pass = &emptyPass; Pw = 0x48; PWD=%s\n: code, not a value
+		}
 		if f != formatConfig && f != formatUnknown && identRE.Match(value) {
-			return false // a variable in code: password = passphrase;
+			return false // a name in code, prose or a comment: password = passphrase; "password: GID:user_list"
 		}
 		if value[0] == '$' || value[0] == '!' {
 			return false // $var, $request->input(...), a YAML tag (!vault, !Ref)
-		}
-		if f == formatCode && isDigits(value) {
-			return false // a number in code: a timeout, a length, never a password string
 		}
 		if ge < len(content) && (content[ge] == '(' || content[ge] == '[') {
 			return false // a call or an index: password = getpass(...)
@@ -218,11 +228,28 @@ func (r *rule) decodes(secret []byte) bool {
 	return r.decoded.Match(out)
 }
 
-func isDigits(b []byte) bool {
+func alnumCount(b []byte) int {
+	n := 0
 	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
+		if isAlnum(c) || c >= 0x80 {
+			n++
 		}
 	}
-	return len(b) > 0
+	return n
+}
+
+// isTestVerdict reports whether the key at ms is the PASS of test output ("--- PASS:",
+// "PASS:" in upper case), not a password's name.
+func isTestVerdict(content []byte, ms int, key string) bool {
+	return key == "pass" && ms+4 <= len(content) && string(content[ms:ms+4]) == "PASS"
+}
+
+// hexNumberRE is a number literal in code.
+var hexNumberRE = regexp.MustCompile(`^(?:0[xXbBoO][0-9A-Fa-f_]+|[0-9][0-9_]*(?:\.[0-9]+)?[uUlLfF]?)$`)
+
+// looksLikeExpression reports whether a bare value in code reads as an expression rather
+// than text inside a string literal (a config embedded in a raw string keeps its bare
+// values): it opens with an operator, is a number, or holds escape sequences.
+func looksLikeExpression(v []byte) bool {
+	return !isAlnum(v[0]) || hexNumberRE.Match(v) || bytes.Contains(v, []byte(`\n`)) || bytes.Contains(v, []byte(`\t`))
 }
