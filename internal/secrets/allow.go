@@ -18,6 +18,8 @@ var placeholderMarks = [][]byte{
 	[]byte("placeholder"), []byte("example"), []byte("dummy"), []byte("redacted"),
 	[]byte("xxxx"), []byte("****"), []byte("..."), []byte("…"),
 	[]byte("12345678"), []byte("abcdefgh"),
+	[]byte("opensesame"), []byte("aladdin"), // RFC 7617's example credentials
+	[]byte("ywxhzgrpbjpvcgvuc2vzyw1l"), // and their Basic header, lower-cased
 }
 
 // formatOnly matches text made only of printf, Python and brace format

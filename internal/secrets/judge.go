@@ -28,7 +28,7 @@ var codeExts = map[string]bool{
 	".cxx": true, ".rs": true, ".swift": true, ".m": true, ".mm": true, ".dart": true, ".lua": true, ".pl": true,
 	".pm": true, ".r": true, ".vue": true, ".svelte": true, ".ex": true, ".exs": true, ".clj": true, ".fs": true,
 	".vb": true, ".ps1": true, ".psm1": true, ".jl": true, ".hs": true, ".ml": true, ".erl": true, ".coffee": true,
-	".haml": true, ".slim": true, ".jsp": true, ".aspx": true, ".cshtml": true, ".razor": true,
+	".haml": true, ".slim": true, ".jsp": true, ".aspx": true, ".cshtml": true, ".razor": true, ".s": true, ".asm": true,
 }
 
 var proseExts = map[string]bool{
@@ -63,6 +63,8 @@ var (
 	// identRE: a bare identifier, maybe with a trailing number, or a member chain; in code
 	// that is a variable, not a value.
 	identRE = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z_$]*[0-9]{0,4}|[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|->|::|\?\.|:)[A-Za-z_$][A-Za-z0-9_$]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|[A-Za-z_$][A-Za-z0-9_$]*\[[^\]]*\])$`)
+	// camelOrSnakeRE: a name made of words, newPassword or password_confirmation.
+	camelOrSnakeRE = regexp.MustCompile(`^(?:[a-z]{2,}(?:[A-Z][a-z]{2,})+|[a-z]{2,}(?:_[a-z]{2,})+)$`)
 	// commentRE: the line so far opens a comment, where code reads like prose.
 	commentRE = regexp.MustCompile(`^\s*(?://|#|\*|/\*|--|;|<!--|%|')`)
 )
@@ -92,8 +94,9 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 	if !quoted {
 		lineStart := bytes.LastIndexByte(content[:ms], '\n') + 1
 		inComment := commentRE.Match(content[lineStart:ms])
-		if f == formatCode && !inComment && looksLikeExpression(value) {
-			return false // f.pass = &emptyPass; Pw = 0x48; PWD=%s\n: code, not a value
+		if f == formatCode && !inComment && (looksLikeExpression(value) || wordyName(value) ||
+			ge < len(content) && content[ge] == '.' && ge+1 < len(content) && isAlnum(content[ge+1])) {
+			return false // f.pass = &emptyPass; Pw = 0x48; PrivateKey: testRSA2048PrivateKey; x.y.Public()
 		}
 		if f != formatConfig && f != formatUnknown && identRE.Match(value) {
 			return false // a name in code, prose or a comment: password = passphrase; "password: GID:user_list"
@@ -105,8 +108,8 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 			return false // a call or an index: password = getpass(...)
 		}
 	}
-	if f == formatCode && quoted && identRE.Match(value) && bytes.ContainsAny(value, ".:>") {
-		return false // "user.password", "App::Password": a name in a string
+	if f == formatCode && quoted && (identRE.Match(value) && bytes.ContainsAny(value, ".:>") || camelOrSnakeRE.Match(value)) {
+		return false // "user.password", "App::Password", "encodeUserPassword", "password_confirmation": names
 	}
 	if referenceRE.Match(value) || hashRE.Match(value) {
 		return false
@@ -252,4 +255,32 @@ var hexNumberRE = regexp.MustCompile(`^(?:0[xXbBoO][0-9A-Fa-f_]+|[0-9][0-9_]*(?:
 // values): it opens with an operator, is a number, or holds escape sequences.
 func looksLikeExpression(v []byte) bool {
 	return !isAlnum(v[0]) || hexNumberRE.Match(v) || bytes.Contains(v, []byte(`\n`)) || bytes.Contains(v, []byte(`\t`))
+}
+
+// wordyName reports whether v is an identifier made of a few words (testRSA2048PrivateKey,
+// DefaultTimeout): at most one word, case change or digit run per four characters. A
+// random token of the same alphabet changes case every second character or so.
+func wordyName(v []byte) bool {
+	if len(v) == 0 || !(v[0] == '_' || 'a' <= v[0] && v[0] <= 'z' || 'A' <= v[0] && v[0] <= 'Z') {
+		return false
+	}
+	segments := 1
+	for i := 1; i < len(v); i++ {
+		c, p := v[i], v[i-1]
+		if !(isAlnum(c) || c == '_') {
+			return false
+		}
+		switch {
+		case c == '_':
+		case p == '_':
+			segments++
+		case 'A' <= c && c <= 'Z' && !('A' <= p && p <= 'Z'):
+			segments++
+		case '0' <= c && c <= '9' && !('0' <= p && p <= '9'):
+			segments++
+		case 'a' <= c && c <= 'z' && '0' <= p && p <= '9':
+			segments++
+		}
+	}
+	return segments*4 <= len(v)
 }

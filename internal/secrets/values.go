@@ -67,7 +67,7 @@ func (v *Values) add(ruleID string, values [][]byte) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, val := range values {
-		if identRE.Match(val) {
+		if identRE.Match(val) || wordyName(val) || camelOrSnakeRE.Match(val) {
 			// A value shaped like a name (TestIndex, encodeUserPassword) would mask that
 			// name all over the tree: one false finding would become a hundred.
 			continue
