@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"encoding/base64"
+	"math"
 	"path"
 	"regexp"
 	"strings"
@@ -54,17 +55,22 @@ func formatOf(p string) format {
 
 var (
 	// referenceRE: the value names where the secret lives instead of being it.
-	referenceRE = regexp.MustCompile(`^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|%[A-Za-z_][A-Za-z0-9_]*%$|@[A-Za-z_][A-Za-z0-9_]*@$|(?i:env|process\.env|os\.environ|os\.getenv|getenv|system\.getenv|environment\.getenvironmentvariable|secrets|vault|ref\+|!vault|arn:aws:secretsmanager|projects/[^/]+/secrets/)[.:\[(/])`)
+	referenceRE = regexp.MustCompile(`^(?:(?:op|vault|awssm|gcpsm|azkv|ssm|secretsmanager|keyvault|sops|k8s|env|file)://|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|%[A-Za-z_][A-Za-z0-9_]*%$|@[A-Za-z_][A-Za-z0-9_]*@$|(?i:env|process\.env|os\.environ|os\.getenv|getenv|system\.getenv|environment\.getenvironmentvariable|secrets|vault|ref\+|!vault|arn:aws:secretsmanager|projects/[^/]+/secrets/)[.:\[(/])`)
 	// hashRE: password hashes in the formats crypt(3), LDAP, Django, MySQL and Postgres
 	// store; a hash is what a system keeps instead of the password.
 	hashRE = regexp.MustCompile(`^(?:\$(?:2[abxy]?|argon2(?:id|i|d)|pbkdf2(?:-sha\d+)?|scrypt|1|5|6|apr1|y|gy|7|sha1|md5|s2k)\$|\{(?i:ssha|ssha256|ssha512|sha|sha256|sha512|md5|smd5|crypt|bcrypt|pbkdf2(?:-sha\d+)?|argon2)\}|(?:pbkdf2_sha\d+|bcrypt(?:_sha256)?|argon2|sha1|md5|scrypt|crypt)\$|\*[0-9A-F]{40}$|md5[0-9a-f]{32}$|SCRAM-SHA-256\$)`)
+	// encryptedRE: a value encrypted at rest (ejson, sops, hiera-eyaml, Vault transit,
+	// sealed secrets): safe to commit without its key.
+	encryptedRE = regexp.MustCompile(`^(?:EJ\[\d:|ENC\[|ENC\(|enc:|vault:v\d+:|AgA[A-Za-z0-9+/]{60})`)
+	// relPathRE: a relative path of two or more segments (gem/x/y.rz, v2/info/name).
+	relPathRE = regexp.MustCompile(`^[A-Za-z0-9._-]+(?:/[A-Za-z0-9._*-]+)+/?$`)
 	// pathRE: an absolute, home or relative file path.
 	pathRE = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\)(?:[A-Za-z0-9._-]+[/\\])+[A-Za-z0-9._-]*$`)
 	// identRE: a bare identifier, maybe with a trailing number, or a member chain; in code
 	// that is a variable, not a value.
 	identRE = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z_$]*[0-9]{0,4}|[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|->|::|\?\.|:)[A-Za-z_$][A-Za-z0-9_$]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|[A-Za-z_$][A-Za-z0-9_$]*\[[^\]]*\])$`)
 	// camelOrSnakeRE: a name made of words, newPassword or password_confirmation.
-	camelOrSnakeRE = regexp.MustCompile(`^(?:[a-z]{2,}(?:[A-Z][a-z]{2,})+|[a-z]{2,}(?:_[a-z]{2,})+)$`)
+	camelOrSnakeRE = regexp.MustCompile(`^(?:[a-z]{2,}(?:[A-Z][a-z]{2,})+|[a-z]{2,}(?:_[a-z0-9]+)+)$`)
 	// commentRE: the line so far opens a comment, where code reads like prose.
 	commentRE = regexp.MustCompile(`^\s*(?://|#|\*|/\*|--|;|<!--|%|')`)
 )
@@ -94,7 +100,7 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 	if !quoted {
 		lineStart := bytes.LastIndexByte(content[:ms], '\n') + 1
 		inComment := commentRE.Match(content[lineStart:ms])
-		if f == formatCode && !inComment && (looksLikeExpression(value) || wordyName(value) ||
+		if f == formatCode && !inComment && (looksLikeExpression(value) || identLike(value) ||
 			ge < len(content) && content[ge] == '.' && ge+1 < len(content) && isAlnum(content[ge+1])) {
 			return false // f.pass = &emptyPass; Pw = 0x48; PrivateKey: testRSA2048PrivateKey; x.y.Public()
 		}
@@ -111,10 +117,10 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 	if f == formatCode && quoted && (identRE.Match(value) && bytes.ContainsAny(value, ".:>") || camelOrSnakeRE.Match(value)) {
 		return false // "user.password", "App::Password", "encodeUserPassword", "password_confirmation": names
 	}
-	if referenceRE.Match(value) || hashRE.Match(value) {
+	if referenceRE.Match(value) || hashRE.Match(value) || encryptedRE.Match(value) {
 		return false
 	}
-	if pathRE.Match(value) && shannon(value) < 4.3 {
+	if (pathRE.Match(value) || relPathRE.Match(value) && bytes.Count(value, []byte("/")) >= 2) && shannon(value) < 4.3 {
 		return false // a file path; random base64 that happens to hold slashes scores higher
 	}
 	return !isLabel(value)
@@ -130,6 +136,9 @@ func isLabel(v []byte) bool {
 	ascii, first, restLower := true, true, true
 	upperFirst := false
 	for _, r := range string(v) {
+		if r >= utf8.RuneSelf && unicode.IsPunct(r) {
+			continue // 忘了密码？: full-width punctuation in a sentence
+		}
 		if !unicode.IsLetter(r) {
 			return false
 		}
@@ -254,11 +263,24 @@ var hexNumberRE = regexp.MustCompile(`^(?:0[xXbBoO][0-9A-Fa-f_]+|[0-9][0-9_]*(?:
 // than text inside a string literal (a config embedded in a raw string keeps its bare
 // values): it opens with an operator, is a number, or holds escape sequences.
 func looksLikeExpression(v []byte) bool {
-	return !isAlnum(v[0]) || hexNumberRE.Match(v) || bytes.Contains(v, []byte(`\n`)) || bytes.Contains(v, []byte(`\t`))
+	return !isAlnum(v[0]) || hexNumberRE.Match(v) || bytes.Contains(v, []byte(`\n`)) || bytes.Contains(v, []byte(`\t`)) ||
+		bytes.ContainsAny(v, "*+|&^!?<>~")
 }
 
-// wordyName reports whether v is an identifier made of a few words (testRSA2048PrivateKey,
-// DefaultTimeout): at most one word, case change or digit run per four characters. A
+// identLike reports whether a bare value is more likely a variable than a token: a valid
+// identifier that is made of words (wordyName) or repeats its letters more than random
+// text of its length would (hexPKCS8TestPKCS1Key).
+func identLike(v []byte) bool {
+	for i, c := range v {
+		if !(isAlnum(c) || c == '_' || c == '$') || i == 0 && '0' <= c && c <= '9' {
+			return false
+		}
+	}
+	return wordyName(v) || shannon(v) < 0.8*math.Log2(float64(len(v)))
+}
+
+// wordyName reports whether v is an identifier made of a few words (testP256PrivateKey,
+// DefaultTimeout): at most one word, case change or digit run per three characters. A
 // random token of the same alphabet changes case every second character or so.
 func wordyName(v []byte) bool {
 	if len(v) == 0 || !(v[0] == '_' || 'a' <= v[0] && v[0] <= 'z' || 'A' <= v[0] && v[0] <= 'Z') {
@@ -282,5 +304,5 @@ func wordyName(v []byte) bool {
 			segments++
 		}
 	}
-	return segments*4 <= len(v)
+	return segments*3 <= len(v)
 }

@@ -124,7 +124,9 @@ func Samples() []Sample {
 	alnum := func(n int) string { return Rand(classes["alnum"], n) }
 	// withDigits puts digits inside a generic value, so it is neither all letters (the
 	// generic rules' allowlist) nor a name with a number on the end (an identifier).
-	withDigits := func(n int) string { return alnum((n-2)/2) + Rand(classes["digit"], 2) + alnum(n-2-(n-2)/2) }
+	// A '-' in the middle keeps it from reading as an identifier in code, as most
+	// tokens' alphabets would.
+	withDigits := func(n int) string { return alnum((n-3)/2) + Rand(classes["digit"], 2) + "-" + alnum(n-3-(n-3)/2) }
 	var out []Sample
 	add := func(rule, prefix, secret, suffix string) {
 		out = append(out, Sample{Rule: rule, Text: prefix + secret + suffix, Secret: secret})
