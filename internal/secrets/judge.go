@@ -107,7 +107,7 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 		if f != formatConfig && f != formatUnknown && identRE.Match(value) {
 			return false // a name in code, prose or a comment: password = passphrase; "password: GID:user_list"
 		}
-		if value[0] == '$' || value[0] == '!' {
+		if value[0] == '$' || value[0] == '!' || value[0] == '=' {
 			return false // $var, $request->input(...), a YAML tag (!vault, !Ref)
 		}
 		if ge < len(content) && (content[ge] == '(' || content[ge] == '[') {
@@ -120,7 +120,7 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 	if referenceRE.Match(value) || hashRE.Match(value) || encryptedRE.Match(value) {
 		return false
 	}
-	if (pathRE.Match(value) || relPathRE.Match(value) && bytes.Count(value, []byte("/")) >= 2) && shannon(value) < 4.3 {
+	if (pathRE.Match(value) || relPathRE.Match(value) && bytes.Count(value, []byte("/")) >= 2) && shannon(value) < 4.6 {
 		return false // a file path; random base64 that happens to hold slashes scores higher
 	}
 	return !isLabel(value)
@@ -285,6 +285,9 @@ func identLike(v []byte) bool {
 func wordyName(v []byte) bool {
 	if len(v) == 0 || !(v[0] == '_' || 'a' <= v[0] && v[0] <= 'z' || 'A' <= v[0] && v[0] <= 'Z') {
 		return false
+	}
+	if !bytes.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz_") {
+		return false // ALLCAPS2AND7DIGITS is base32, not a name: names are camel or snake case
 	}
 	segments := 1
 	for i := 1; i < len(v); i++ {

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -115,6 +116,58 @@ func TestValuePass(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("block %d: found at %v, want %v", block, got, want)
+		}
+	}
+}
+
+// FuzzValuePass: the streaming value pass finds, at any block size, exactly the
+// occurrences a plain search finds (for a value long enough to need no boundary check).
+func FuzzValuePass(f *testing.F) {
+	f.Add([]byte("abcdefghijklmnopqrstuvwxyz0123456789"), []byte("xx abcdefghijklmnopqrstuvwxyz0123456789 yy"), uint16(7))
+	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), []byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), uint16(3))
+	s := defaultScanner(f)
+	f.Fuzz(func(t *testing.T, value, content []byte, block uint16) {
+		if len(value) < shortValueBytes || len(value) > maxValueBytes || bytes.ContainsAny(value, "\n\r") ||
+			bytes.Contains(value, []byte(`\n`)) || len(bytes.TrimSpace(value)) != len(value) || identRE.Match(value) ||
+			camelOrSnakeRE.Match(value) {
+			return
+		}
+		vals := NewValues()
+		vals.Add("r", value)
+		m := s.Matcher(vals)
+		spans, err := m.find(bytes.NewReader(content), int(block)%4096+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The plain search, with overlapping occurrences merged as find merges them.
+		var want [][2]int64
+		for i := 0; i+len(value) <= len(content); i++ {
+			if bytes.Equal(content[i:i+len(value)], value) {
+				if n := len(want); n > 0 && int64(i) < want[n-1][1] {
+					want[n-1][1] = int64(i + len(value))
+					continue
+				}
+				want = append(want, [2]int64{int64(i), int64(i + len(value))})
+			}
+		}
+		if len(spans) != len(want) {
+			t.Fatalf("found %d spans, a plain search %d", len(spans), len(want))
+		}
+		for i, sp := range spans {
+			if sp.start != want[i][0] || sp.end != want[i][1] {
+				t.Fatalf("span %d = [%d,%d), want %v", i, sp.start, sp.end, want[i])
+			}
+		}
+	})
+}
+
+func TestWordyName(t *testing.T) {
+	for v, want := range map[string]bool{
+		"testP256PrivateKey": true, "DefaultTimeout": true, "MAX_RETRIES": true, "encodeUserPassword": true,
+		"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP": false, "aB3xQ9zL2mN8pR4t": false, "Xk3j9Qz7Lp2Mv8Nw": false,
+	} {
+		if got := wordyName([]byte(v)); got != want {
+			t.Errorf("wordyName(%q) = %v, want %v", v, got, want)
 		}
 	}
 }

@@ -67,7 +67,7 @@ func (v *Values) add(ruleID string, values [][]byte) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, val := range values {
-		if identRE.Match(val) || wordyName(val) || camelOrSnakeRE.Match(val) {
+		if identRE.Match(val) || camelOrSnakeRE.Match(val) {
 			// A value shaped like a name (TestIndex, encodeUserPassword) would mask that
 			// name all over the tree: one false finding would become a hundred.
 			continue
@@ -182,6 +182,7 @@ type valueSpan struct {
 // find walks r in blocks of block bytes that overlap by the longest value and one byte,
 // so every occurrence is seen whole with the bytes around it, and reports each once.
 func (m *Matcher) find(r io.Reader, block int) ([]valueSpan, error) {
+	block = max(block, 64) // each step must move past the overlap it keeps
 	var out []valueSpan
 	buf := make([]byte, 0, block+m.maxLen+1)
 	var base, acceptFrom int64 // file offset of buf[0]; ends at or before acceptFrom are done
