@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens fmt clean release
+.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens bench-secrets fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -74,6 +74,16 @@ bench-shapes:
 # the throughput of both (several minutes).
 check-tokens:
 	$(GO) test -run '^TestCountExactGoroot$$' -v -count=1 -timeout 60m ./internal/tokens/ -args -goroot
+# Recall and precision of the secret rules on a labeled corpus generated at test time,
+# beside gitleaks on the same tree. gitleaks is installed into a temporary GOBIN (never a
+# dependency of ours); without the module proxy the comparison is skipped.
+GITLEAKS_VERSION ?= v8.30.1
+bench-secrets:
+	@gobin=$$(mktemp -d); \
+	if GOBIN=$$gobin $(GO) install github.com/zricethezav/gitleaks/v8@$(GITLEAKS_VERSION) 2>/dev/null; then \
+	  export REPOPREP_GITLEAKS=$$gobin/gitleaks; else echo "gitleaks not installed: comparison skipped"; fi; \
+	REPOPREP_BENCH_SECRETS=1 $(GO) test ./internal/secrets -run 'TestLabeledCorpus' -count=1 -v | grep -v '^=== RUN'; \
+	status=$$?; rm -rf $$gobin; exit $$status
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -21,21 +21,27 @@ const (
 	SecretsRedact  = "redact"  // mask findings in the staged copy
 	SecretsReport  = "report"  // list findings, stage files as they are
 	SecretsExclude = "exclude" // keep files with findings out of tree/
+	PIIOff         = "off"     // --pii off: no personal-data rules run
 )
 
 // Options configures one Run; a zero field means "use the default".
 type Options struct {
-	Root         string       // repository to read; never modified
-	OutDir       string       // published atomically, and only if every stage succeeds; "" means DefaultOut(Root)
-	Workers      int          // pool size per stage; 0 means one per CPU
-	MaxTextBytes int64        // text larger than this is oversize; 0 means 2 MiB
-	PreviewLines int          // preview lines per oversize file; 0 means 100
-	Secrets      string       // SecretsRedact (default), SecretsReport or SecretsExclude
-	NoIgnore     bool         // do not honour .gitignore / .ignore files
-	RulesFile    string       // extra rules merged over the embedded defaults
-	Version      string       // written into report.json
-	Progress     Reporter     // nil means silent
-	Logger       *slog.Logger // nil means discard; the library never calls slog.SetDefault
+	Root         string // repository to read; never modified
+	OutDir       string // published atomically, and only if every stage succeeds; "" means DefaultOut(Root)
+	Workers      int    // pool size per stage; 0 means one per CPU
+	MaxTextBytes int64  // text larger than this is oversize; 0 means 2 MiB
+	PreviewLines int    // preview lines per oversize file; 0 means 100
+	Secrets      string // credentials: SecretsRedact (default), SecretsReport or SecretsExclude
+	PII          string // personal data: SecretsRedact, SecretsReport or PIIOff; "" follows Secrets (exclude: redact)
+	Baseline     string // secrets.json or baseline file whose fingerprints are not reported
+	// FingerprintKey keys every finding's fingerprint. nil means a random key per run:
+	// nothing in OUT can be tested against a guess, but fingerprints change every run.
+	FingerprintKey []byte
+	NoIgnore       bool         // do not honour .gitignore / .ignore files
+	RulesFile      string       // extra rules merged over the embedded defaults
+	Version        string       // written into report.json
+	Progress       Reporter     // nil means silent
+	Logger         *slog.Logger // nil means discard; the library never calls slog.SetDefault
 }
 
 // Reporter receives progress. Its methods are called from worker goroutines
@@ -115,6 +121,16 @@ func (o Options) withDefaults() (Options, error) {
 	case SecretsRedact, SecretsReport, SecretsExclude:
 	default:
 		return o, fmt.Errorf("secrets mode %q: want redact, report or exclude", o.Secrets)
+	}
+	switch o.PII {
+	case "":
+		o.PII = SecretsRedact
+		if o.Secrets == SecretsReport {
+			o.PII = SecretsReport
+		}
+	case SecretsRedact, SecretsReport, PIIOff:
+	default:
+		return o, fmt.Errorf("pii mode %q: want redact, report or off", o.PII)
 	}
 	if o.Progress == nil {
 		o.Progress = nopReporter{}

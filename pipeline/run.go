@@ -52,6 +52,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	for _, w := range rs.Warnings {
 		opts.Logger.Warn(w)
 	}
+	sec, err := newSecretOptions(opts, rs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
 	lock, err := acquireLock(opts.OutDir, opts.Logger)
 	if err != nil {
 		return nil, err
@@ -88,7 +92,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if id, err := dirID(opts.OutDir); err == nil {
 		skip[id] = true
 	}
-	r := &run{opts: opts, rules: rs, tmp: tmp, start: start, skip: skip}
+	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -171,14 +175,16 @@ func checkReplaceable(out string) error {
 
 // run is one Run's state between the stages.
 type run struct {
-	opts   Options
-	rules  *rules.Set
-	tmp    string
-	start  time.Time
-	skip   map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
-	stages []StageTime
-	src    *dirfd.Tree
-	pruned []stages.Pruned // with file counts, for the audit
+	opts         Options
+	rules        *rules.Set
+	secrets      stages.SecretOptions
+	nameFindings []stages.Finding // credentials in paths and link targets, found before dedup
+	tmp          string
+	start        time.Time
+	skip         map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
+	stages       []StageTime
+	src          *dirfd.Tree
+	pruned       []stages.Pruned // with file counts, for the audit
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -234,6 +240,8 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	t(recs)
 
+	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
+
 	t = r.timer("dedup", stagedOnly)
 	prog.Stage("dedup", -1)
 	if err := env.Dedup(ctx, recs, r.opts.Workers); err != nil {
@@ -243,7 +251,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 	t = r.timer("secrets", stagedOnly)
 	prog.Stage("secrets", -1)
-	findings, err := env.Secrets(ctx, recs, r.opts.Workers, r.opts.Secrets)
+	findings, err := r.scanSecrets(ctx, env, recs)
 	if err != nil {
 		return nil, err
 	}

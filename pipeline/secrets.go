@@ -2,21 +2,32 @@ package pipeline
 
 import (
 	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/stages"
 )
 
-// PathFinding is one secrets.json finding: where, which rule, and the
-// match masked. The full secret is never part of it.
+// PathFinding is one secrets.json finding: where, which rule, of which kind
+// and severity, and the match masked. The full secret is never part of it.
 type PathFinding struct {
 	Path        string `json:"path"`
-	Line        int    `json:"line"`
+	Line        int    `json:"line"` // 0: the secret is in the path or link target
 	Column      int    `json:"column"`
 	Rule        string `json:"rule"`
 	Description string `json:"description"`
+	Kind        string `json:"kind"`     // credential or pii
+	Severity    string `json:"severity"` // high, medium or low
 	Match       string `json:"match"`
 	Fingerprint string `json:"fingerprint"`
 }
@@ -27,12 +38,110 @@ type SecretsFile struct {
 	Findings []PathFinding `json:"findings"`
 }
 
+// BaselineSchema names a baseline file's format.
+const BaselineSchema = "repoprep.baseline/v1"
+
+// Baseline is a baseline file: the fingerprints of findings that are known
+// and accepted, which `run --baseline` leaves out of what it reports.
+type Baseline struct {
+	Schema       string   `json:"schema"`
+	Fingerprints []string `json:"fingerprints"` // sorted, unique
+}
+
+// NewBaseline makes the baseline that accepts every finding of fs.
+func NewBaseline(fs []PathFinding) Baseline {
+	b := Baseline{Schema: BaselineSchema, Fingerprints: []string{}}
+	for _, f := range fs {
+		b.Fingerprints = append(b.Fingerprints, f.Fingerprint)
+	}
+	slices.Sort(b.Fingerprints)
+	b.Fingerprints = slices.Compact(b.Fingerprints)
+	return b
+}
+
+// ReadBaseline reads the fingerprints of a baseline file or of a
+// secrets.json (whose findings then count as accepted).
+func ReadBaseline(r io.Reader) (map[string]bool, error) {
+	var doc struct {
+		Schema       string        `json:"schema"`
+		Fingerprints []string      `json:"fingerprints"`
+		Findings     []PathFinding `json:"findings"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	switch doc.Schema {
+	case BaselineSchema:
+		for _, fp := range doc.Fingerprints {
+			out[fp] = true
+		}
+	case manifest.SecretsSchema:
+		for _, f := range doc.Findings {
+			out[f.Fingerprint] = true
+		}
+	default:
+		return nil, fmt.Errorf("schema %q: want %s or %s", doc.Schema, BaselineSchema, manifest.SecretsSchema)
+	}
+	return out, nil
+}
+
+// keyRule names the fingerprint key when the cross-file pass finds it in
+// the tree (a run over the user's home directory would stage it).
+const keyRule = "repoprep-fingerprint-key"
+
+// newSecretOptions prepares the secrets stage before anything is read: the
+// scanner (with the run's key and without pii rules under --pii off), the
+// baseline, and the value set with the key in it. Its errors are the
+// caller's (a missing baseline file).
+func newSecretOptions(o Options, rs *rules.Set) (stages.SecretOptions, error) {
+	key := o.FingerprintKey
+	if key == nil {
+		var raw [32]byte
+		rand.Read(raw[:])
+		key = []byte(hex.EncodeToString(raw[:]))
+	}
+	secretRules := rs.Secrets
+	if o.PII == PIIOff {
+		secretRules = slices.DeleteFunc(slices.Clone(secretRules), func(r rules.SecretRule) bool { return r.Kind == rules.KindPII })
+	}
+	sc, err := secrets.New(secretRules, secrets.WithFingerprintKey(key))
+	if err != nil {
+		return stages.SecretOptions{}, fmt.Errorf("secrets: %w", err)
+	}
+	opts := stages.SecretOptions{Scanner: sc, Values: secrets.NewValues(), Mode: o.Secrets, PII: o.PII}
+	opts.Values.Add(keyRule, key)
+	if o.Baseline != "" {
+		f, err := os.Open(o.Baseline)
+		if err != nil {
+			return opts, fmt.Errorf("baseline: %w", err)
+		}
+		defer f.Close()
+		if opts.Baseline, err = ReadBaseline(f); err != nil {
+			return opts, fmt.Errorf("baseline %s: %w", o.Baseline, err)
+		}
+	}
+	return opts, nil
+}
+
+// scanSecrets runs the secrets stage; names come first, in scanNames.
+func (r *run) scanSecrets(ctx context.Context, env *stages.Env, recs []*stages.Record) ([]stages.Finding, error) {
+	fs, err := env.Secrets(ctx, recs, r.opts.Workers, r.secrets)
+	if err != nil {
+		return nil, err
+	}
+	fs = append(fs, r.nameFindings...)
+	stages.SortFindings(fs)
+	return fs, nil
+}
+
 func toPathFindings(fs []stages.Finding) []PathFinding {
 	out := make([]PathFinding, 0, len(fs))
 	for _, f := range fs {
 		out = append(out, PathFinding{
 			Path: f.Path, Line: f.Line, Column: f.Column, Rule: f.Rule,
-			Description: f.Description, Match: f.Match, Fingerprint: f.Fingerprint,
+			Description: f.Description, Kind: f.Kind, Severity: f.Severity,
+			Match: f.Match, Fingerprint: f.Fingerprint,
 		})
 	}
 	return out
@@ -47,7 +156,7 @@ func writeSecrets(dir string, fs []PathFinding, version string) error {
 	for _, f := range fs {
 		sarif = append(sarif, secrets.PathFinding{Path: f.Path, Finding: secrets.Finding{
 			Line: f.Line, Column: f.Column, Rule: f.Rule, Description: f.Description,
-			Match: f.Match, Fingerprint: f.Fingerprint,
+			Kind: f.Kind, Severity: f.Severity, Match: f.Match, Fingerprint: f.Fingerprint,
 		}})
 	}
 	return writeFile(filepath.Join(dir, "secrets.sarif"), func(w *bufio.Writer) error {

@@ -252,7 +252,7 @@ func (v *verifier) secrets(m *manifest.Manifest) *verifySecrets {
 	byPath := map[string]int{}
 	for _, f := range s.Findings {
 		byPath[f.Path]++
-		if f.Line < 1 || f.Rule == "" {
+		if f.Line < 0 || f.Rule == "" { // line 0: the secret is in the path or link target
 			v.add("secrets.json", "finding in %q lacks a line or a rule", f.Path)
 		}
 	}
@@ -315,7 +315,8 @@ func (v *verifier) sarif(s *verifySecrets) {
 	}
 	want := map[key]int{}
 	for _, f := range s.Findings {
-		want[key{f.Path, f.Rule, f.Line}]++
+		// SARIF lines start at 1: a secret in a name (line 0) is reported on line 1.
+		want[key{f.Path, f.Rule, max(f.Line, 1)}]++
 	}
 	for _, r := range doc.Runs[0].Results {
 		if len(r.Locations) != 1 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,60 +12,102 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// defaultSecretsTOML is the embedded secret-rule set; see its header comment for the format.
-//
-//go:embed defaults/secrets.toml
-var defaultSecretsTOML []byte
+// defaultSecretsTOML is the embedded structural, generic and personal-data rules; see its
+// header comment for the format. defaultProvidersTOML holds the provider token formats,
+// which come first.
+var (
+	//go:embed defaults/secrets.toml
+	defaultSecretsTOML []byte
+	//go:embed defaults/providers.toml
+	defaultProvidersTOML []byte
+)
 
 // SecretRule is one secret pattern, as data: the scanner in internal/secrets runs Regex only
 // where one of Keywords occurs, keeps the SecretGroup capture, and drops it when it is too
 // predictable (Entropy) or allowlisted (Allow).
 type SecretRule struct {
 	ID          string `toml:"id"`
-	Description string `toml:"description"`
+	Description string `toml:"description,omitempty"`
 	// Regex is RE2 syntax (Go regexp). The secret is capture group SecretGroup; 0 means the
 	// first non-empty group, or the whole match when the expression has no groups.
-	Regex       string `toml:"regex"`
-	SecretGroup int    `toml:"secret_group"`
+	Regex       string `toml:"regex,omitempty"`
+	SecretGroup int    `toml:"secret_group,omitempty"`
 	// Keywords gate the rule: its Regex runs only on lines holding one of them (matched
 	// ASCII case-insensitively). A rule without keywords runs over the whole content.
-	Keywords []string `toml:"keywords"`
+	Keywords []string `toml:"keywords,omitempty"`
 	// Entropy is the minimum Shannon entropy of the secret in bits per byte; 0 disables it.
-	Entropy float64 `toml:"entropy"`
-	// Multiline lets a match span lines (private key blocks): the regex runs from the
-	// keyword's line over the next MaxSpanBytes bytes instead of on that line alone.
-	Multiline bool        `toml:"multiline"`
-	Allow     SecretAllow `toml:"allow"`
+	Entropy float64 `toml:"entropy,omitempty"`
+	// Multiline lets a match span lines: the regex runs from the keyword's line over the
+	// next MaxSpanBytes bytes instead of on that line alone.
+	Multiline bool `toml:"multiline,omitempty"`
+	// End makes the rule a block of any length (a private key): Regex matches the opening
+	// marker on its line, End (RE2) the closing one, and the secret is everything from the
+	// opening to the end of the first closing marker after it, however far.
+	End string `toml:"end,omitempty"`
+	// Decode names an encoding the secret is in ("base64"): the scanner decodes it and
+	// keeps it only when Decoded (RE2) matches the decoded bytes.
+	Decode  string `toml:"decode,omitempty"`
+	Decoded string `toml:"decoded,omitempty"`
+	// Assignment says the secret is the value of a KEY = VALUE (or KEY: VALUE) pair, and
+	// turns on the scanner's judgement of that value: a literal, not an identifier, call,
+	// reference, path or password hash (docs/secrets.md lists the checks).
+	Assignment bool `toml:"assignment,omitempty"`
+	// Key (RE2), for an assignment rule, must match the assigned key's name, normalised to
+	// lower snake case (dbPassword, DB-PASSWORD and db.password all read db_password).
+	Key string `toml:"key,omitempty"`
+	// Kind is "credential" (the default) or "pii" (addresses, phone numbers, e-mail):
+	// --fail-on and --pii choose what each kind does.
+	Kind string `toml:"kind,omitempty"`
+	// Severity is "high", "medium" or "low"; it sets the SARIF level (error, warning,
+	// note). Empty means high for a credential and low for pii.
+	Severity string      `toml:"severity,omitempty"`
+	Allow    SecretAllow `toml:"allow,omitempty"`
 	// Disabled, in a --rules file, removes the default rule with the same ID.
-	Disabled bool `toml:"disabled"`
+	Disabled bool `toml:"disabled,omitempty"`
 	// Examples must each yield a finding of this rule and Counterexamples none; {{...}}
 	// templates in them are expanded by the tests (see defaults/secrets.toml).
-	Examples        []string `toml:"examples"`
-	Counterexamples []string `toml:"counterexamples"`
+	Examples        []string `toml:"examples,omitempty"`
+	Counterexamples []string `toml:"counterexamples,omitempty"`
 }
 
 // SecretAllow lists what a rule ignores; an allowlisted match is dropped even when the
 // regex, keywords and entropy all say "secret".
 type SecretAllow struct {
-	StopWords []string `toml:"stopwords"` // the secret contains one (ASCII case-insensitive)
-	Regexes   []string `toml:"regexes"`   // RE2 matched against the secret
-	Paths     []string `toml:"paths"`     // RE2 matched against the slash-separated file name
+	StopWords []string `toml:"stopwords,omitempty"` // the secret contains one (ASCII case-insensitive)
+	Regexes   []string `toml:"regexes,omitempty"`   // RE2 matched against the secret
+	Paths     []string `toml:"paths,omitempty"`     // RE2 matched against the slash-separated file name
+	Keys      []string `toml:"keys,omitempty"`      // RE2 matched against an assignment's normalised key name
 	// NoPlaceholders turns off the scanner's built-in placeholder check (${VAR}, <your-key>,
 	// changeme, xxxx, runs of one character...) for this rule.
-	NoPlaceholders bool `toml:"no_placeholders"`
+	NoPlaceholders bool `toml:"no_placeholders,omitempty"`
 }
 
 // MaxSpanBytes bounds how far a multiline match may reach past its keyword's line, and so
 // how much a streaming scan carries from one chunk to the next.
 const MaxSpanBytes = 64 << 10
 
-// DefaultSecretRules parses the embedded rules/defaults/secrets.toml.
+// DefaultSecretRules parses the embedded rules/defaults/providers.toml and secrets.toml,
+// in that order.
 func DefaultSecretRules() ([]SecretRule, error) {
-	rs, err := ParseSecretRules(defaultSecretsTOML, "defaults/secrets.toml")
-	if err != nil {
-		return nil, err
+	var all []SecretRule
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"defaults/providers.toml", defaultProvidersTOML}, {"defaults/secrets.toml", defaultSecretsTOML}} {
+		rs, err := ParseSecretRules(f.data, f.name)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if slices.ContainsFunc(all, func(a SecretRule) bool { return a.ID == r.ID }) {
+				return nil, fmt.Errorf("%s: secret rule %q is already defined", f.name, r.ID)
+			}
+		}
+		if all, err = MergeSecretRules(all, rs, f.name); err != nil {
+			return nil, err
+		}
 	}
-	return MergeSecretRules(nil, rs, "defaults/secrets.toml")
+	return all, nil
 }
 
 // ParseSecretRules reads the [[secrets]] array of a TOML rule file and ignores every other
@@ -72,7 +115,7 @@ func DefaultSecretRules() ([]SecretRule, error) {
 // doesn't know is an error, so a misspelt "regexp" can't silently disable a rule.
 func ParseSecretRules(data []byte, file string) ([]SecretRule, error) {
 	var doc struct {
-		Secrets []SecretRule `toml:"secrets"`
+		Secrets []SecretRule `toml:"secrets,omitempty"`
 	}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&doc)
 	if err != nil {
@@ -87,9 +130,12 @@ func ParseSecretRules(data []byte, file string) ([]SecretRule, error) {
 }
 
 // MergeSecretRules merges user rules over base by id: a rule with a known id replaces it
-// (disabled = true removes it), a new id is added after the known ones. file names the
-// user's file for error messages. Base order is kept: the scanner prefers earlier rules
-// when two findings overlap, so specific rules come before generic ones.
+// (disabled = true removes it), a new id is added after the known ones. A rule with a
+// known id and no regex extends the known one instead: its allow lists are added to the
+// rule's, and a kind or severity it sets replaces the rule's, so a user allowlists a
+// rule without restating it. file names the user's file for error messages. Base order
+// is kept: the scanner prefers earlier rules when two findings overlap, so specific
+// rules come before generic ones.
 func MergeSecretRules(base, user []SecretRule, file string) ([]SecretRule, error) {
 	out := slices.Clone(base)
 	index := make(map[string]int, len(out)) // id -> position in out
@@ -110,10 +156,19 @@ func MergeSecretRules(base, user []SecretRule, file string) ([]SecretRule, error
 			removed = append(removed, r.ID)
 			continue
 		}
+		if i, ok := index[r.ID]; ok && r.Regex == "" {
+			ext, err := extend(out[i], r)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+			out[i] = ext
+			continue
+		}
 		r.Keywords = normalizeKeywords(r.Keywords)
 		if r.Description == "" {
 			r.Description = r.ID // SARIF and secrets.json want some text
 		}
+		r.fillDefaults()
 		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -125,6 +180,56 @@ func MergeSecretRules(base, user []SecretRule, file string) ([]SecretRule, error
 		}
 	}
 	return slices.DeleteFunc(out, func(r SecretRule) bool { return slices.Contains(removed, r.ID) }), nil
+}
+
+// extend adds what a regex-less user table u says to the known rule r: allow lists, and
+// kind or severity. Anything else needs the whole rule restated, which the error says.
+func extend(r, u SecretRule) (SecretRule, error) {
+	if u.Description != "" || u.SecretGroup != 0 || len(u.Keywords) > 0 || u.Entropy != 0 || u.Multiline ||
+		u.End != "" || u.Decode != "" || u.Decoded != "" || u.Assignment || u.Key != "" ||
+		len(u.Examples) > 0 || len(u.Counterexamples) > 0 || u.Allow.NoPlaceholders {
+		return r, fmt.Errorf("secret rule %q: without a regex a known rule can only be given allow lists, kind or severity; to change more, restate the whole rule", r.ID)
+	}
+	r.Allow = SecretAllow{
+		StopWords:      append(slices.Clone(r.Allow.StopWords), u.Allow.StopWords...),
+		Regexes:        append(slices.Clone(r.Allow.Regexes), u.Allow.Regexes...),
+		Paths:          append(slices.Clone(r.Allow.Paths), u.Allow.Paths...),
+		Keys:           append(slices.Clone(r.Allow.Keys), u.Allow.Keys...),
+		NoPlaceholders: r.Allow.NoPlaceholders,
+	}
+	if u.Kind != "" {
+		r.Kind = u.Kind
+		if u.Severity == "" {
+			r.Severity = ""
+		}
+	}
+	if u.Severity != "" {
+		r.Severity = u.Severity
+	}
+	r.fillDefaults()
+	return r, r.Validate()
+}
+
+// Rule kinds and severities, as rule files write them.
+const (
+	KindCredential = "credential"
+	KindPII        = "pii"
+	SeverityHigh   = "high"
+	SeverityMedium = "medium"
+	SeverityLow    = "low"
+)
+
+// fillDefaults makes the kind and severity explicit: a credential is high, pii low.
+func (r *SecretRule) fillDefaults() {
+	if r.Kind == "" {
+		r.Kind = KindCredential
+	}
+	if r.Severity == "" {
+		r.Severity = SeverityHigh
+		if r.Kind == KindPII {
+			r.Severity = SeverityLow
+		}
+	}
 }
 
 // Validate checks that r can be compiled and used; its errors name the rule and quote it.
@@ -147,7 +252,40 @@ func (r *SecretRule) Validate() error {
 			return fmt.Errorf("secret rule %q: empty keyword", r.ID)
 		}
 	}
-	for _, list := range [][]string{r.Allow.Regexes, r.Allow.Paths} {
+	switch r.Kind {
+	case "", KindCredential, KindPII:
+	default:
+		return fmt.Errorf("secret rule %q: kind %q: want credential or pii", r.ID, r.Kind)
+	}
+	switch r.Severity {
+	case "", SeverityHigh, SeverityMedium, SeverityLow:
+	default:
+		return fmt.Errorf("secret rule %q: severity %q: want high, medium or low", r.ID, r.Severity)
+	}
+	switch r.Decode {
+	case "":
+		if r.Decoded != "" {
+			return fmt.Errorf("secret rule %q: decoded %q without decode", r.ID, r.Decoded)
+		}
+	case "base64":
+		if r.Decoded == "" {
+			return fmt.Errorf("secret rule %q: decode %q needs a decoded regex", r.ID, r.Decode)
+		}
+	default:
+		return fmt.Errorf("secret rule %q: decode %q: want base64", r.ID, r.Decode)
+	}
+	if r.Key != "" && !r.Assignment {
+		return fmt.Errorf("secret rule %q: key %q needs assignment = true", r.ID, r.Key)
+	}
+	for what, s := range map[string]string{"end": r.End, "decoded": r.Decoded, "key": r.Key} {
+		if s == "" {
+			continue
+		}
+		if _, err := regexp.Compile(s); err != nil {
+			return fmt.Errorf("secret rule %q: %s regex %q: %w", r.ID, what, s, err)
+		}
+	}
+	for _, list := range [][]string{r.Allow.Regexes, r.Allow.Paths, r.Allow.Keys} {
 		for _, s := range list {
 			if _, err := regexp.Compile(s); err != nil {
 				return fmt.Errorf("secret rule %q: allow regex %q: %w", r.ID, s, err)
@@ -155,6 +293,17 @@ func (r *SecretRule) Validate() error {
 		}
 	}
 	return nil
+}
+
+// EncodeSecretRules writes rs as a rules file of [[secrets]] tables that
+// ParseSecretRules reads back to the same rules: `repoprep rules` prints the
+// effective set with it.
+func EncodeSecretRules(w io.Writer, rs []SecretRule) error {
+	enc := toml.NewEncoder(w)
+	enc.Indent = ""
+	return enc.Encode(struct {
+		Secrets []SecretRule `toml:"secrets"`
+	}{rs})
 }
 
 // normalizeKeywords lower-cases keywords, ASCII only as the pre-filter lower-cases content,

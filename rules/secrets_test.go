@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -44,8 +45,10 @@ func TestNoLiteralCredentials(t *testing.T) {
 		`xox[bp]-`,
 		`-----BEGIN[ A-Z]*PRIVATE KEY-----`,
 	} {
-		if loc := regexp.MustCompile(pat).FindIndex(defaultSecretsTOML); loc != nil {
-			t.Errorf("defaults/secrets.toml holds %s at byte %d", pat, loc[0])
+		for name, data := range map[string][]byte{"secrets.toml": defaultSecretsTOML, "providers.toml": defaultProvidersTOML} {
+			if loc := regexp.MustCompile(pat).FindIndex(data); loc != nil {
+				t.Errorf("defaults/%s holds %s at byte %d", name, pat, loc[0])
+			}
 		}
 	}
 }
@@ -165,4 +168,77 @@ func FuzzMergeSecretRules(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestExtendSecretRule: a table with a known id and no regex adds to the rule's
+// allowlists (and may change its kind or severity) without restating it; anything else
+// without a regex is an error that says to restate the rule.
+func TestExtendSecretRule(t *testing.T) {
+	base, err := DefaultSecretRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := ParseSecretRules([]byte(`
+[[secrets]]
+id = "internal-ipv4"
+severity = "medium"
+allow.regexes = ['^10\.0\.']
+allow.paths = ['(^|/)docs/']
+
+[[secrets]]
+id = "generic-api-key"
+allow.keys = ['^stripe_publishable']
+`), "extra.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := MergeSecretRules(base, user, "extra.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]SecretRule{}
+	for _, r := range got {
+		byID[r.ID] = r
+	}
+	var before SecretRule
+	for _, r := range base {
+		if r.ID == "internal-ipv4" {
+			before = r
+		}
+	}
+	ip := byID["internal-ipv4"]
+	if ip.Regex != before.Regex || ip.Kind != KindPII || ip.Severity != SeverityMedium ||
+		len(ip.Allow.Regexes) != len(before.Allow.Regexes)+1 || ip.Allow.Paths[len(ip.Allow.Paths)-1] != `(^|/)docs/` {
+		t.Errorf("extended rule = %+v", ip)
+	}
+	if g := byID["generic-api-key"]; g.Allow.Keys[len(g.Allow.Keys)-1] != "^stripe_publishable" || len(g.Examples) == 0 {
+		t.Errorf("generic-api-key lost its rule or did not get the key: %+v", g.Allow)
+	}
+	bad, _ := ParseSecretRules([]byte("[[secrets]]\nid = \"jwt\"\nkeywords = [\"x\"]\n"), "extra.toml")
+	if _, err := MergeSecretRules(base, bad, "extra.toml"); err == nil || !strings.Contains(err.Error(), "restate") {
+		t.Errorf("keywords without a regex: err = %v, want one saying to restate the rule", err)
+	}
+	unknown, _ := ParseSecretRules([]byte("[[secrets]]\nid = \"no-such\"\nallow.regexes = ['x']\n"), "extra.toml")
+	if _, err := MergeSecretRules(base, unknown, "extra.toml"); err == nil || !strings.Contains(err.Error(), "regex is empty") {
+		t.Errorf("allowlist for an unknown rule: err = %v", err)
+	}
+}
+
+// TestEncodeSecretRules: the effective rules printed as TOML read back the same.
+func TestEncodeSecretRules(t *testing.T) {
+	rs, err := DefaultSecretRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := EncodeSecretRules(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseSecretRules([]byte(b.String()), "printed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, rs) {
+		t.Error("printed rules read back differently")
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/rules"
 )
 
 // Finding is one secret at one path. Duplicates share their canonical
@@ -24,21 +25,86 @@ type Finding struct {
 	secrets.Finding
 }
 
-// Secret handling modes; pipeline validates the flag.
+// Secret handling modes; pipeline validates the flags.
 const (
 	modeRedact  = "redact"
 	modeExclude = "exclude"
 )
 
-// Secrets scans each unique staged content once, after dedup. In redact
-// mode each match in the staged copy becomes [REDACTED:rule-id]; in exclude
-// mode a file with findings leaves the tree (reason "secret"); in report
-// mode the copy is left as it is. Findings never hold the secret itself.
-func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode string) ([]Finding, error) {
-	sc, err := secrets.New(e.Rules.Secrets)
-	if err != nil {
-		return nil, fmt.Errorf("secrets: %w", err)
+// SecretOptions says what the secrets stage does with what it finds.
+type SecretOptions struct {
+	Scanner *secrets.Scanner // built once per run, with the run's fingerprint key
+	Values  *secrets.Values  // every value masked so far (names, the key); the stage adds to it
+	Mode    string           // credentials: redact, report or exclude
+	PII     string           // personal data: redact or report (off: the scanner has no pii rules)
+	// Baseline holds fingerprints that are known and accepted: such findings are left
+	// out of what the stage returns and records, but treated like any other in the tree.
+	Baseline map[string]bool
+}
+
+// masks reports whether a finding of kind is masked in the staged copy.
+func (o SecretOptions) masks(kind string) bool {
+	if kind == rules.KindPII {
+		return o.PII == modeRedact
 	}
+	return o.Mode == modeRedact
+}
+
+// SecretNames looks for credentials in every record's path and symlink target and in the
+// pruned directories' paths, before dedup: a record whose name or target holds one gets
+// it masked in files.json ([REDACTED:fingerprint] keeps paths unique), loses its staged
+// copy (the name would show in tree/), and gets reason "secret-in-name"; the findings
+// are returned under the masked path. Names are short, so this runs on one goroutine.
+func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) []Finding {
+	var out []Finding
+	for _, rec := range recs {
+		inPath := opts.Scanner.ScanName(rec.Path, opts.Values)
+		inTarget := opts.Scanner.ScanName(rec.LinkTarget, opts.Values)
+		if len(inPath)+len(inTarget) == 0 {
+			continue
+		}
+		if rec.Staged {
+			e.removeStaged(rec.Path)
+			rec.Staged, rec.Lines, rec.Tokens, rec.OutSize, rec.Oversize = false, 0, 0, 0, false
+		}
+		rec.Path = secrets.MaskName(rec.Path, inPath)
+		rec.LinkTarget = secrets.MaskName(rec.LinkTarget, inTarget)
+		rec.Reason = "secret-in-name"
+		rec.Secrets = 0
+		for _, f := range append(inPath, inTarget...) {
+			if !opts.Baseline[f.Fingerprint] {
+				out = append(out, Finding{Path: rec.Path, Finding: f})
+				rec.Secrets++
+			}
+		}
+	}
+	for i := range pruned {
+		if fs := opts.Scanner.ScanName(pruned[i].Path, opts.Values); len(fs) > 0 {
+			pruned[i].Path = secrets.MaskName(pruned[i].Path, fs)
+		}
+	}
+	return out
+}
+
+// scanned is one canonical content's first-pass result: the findings each path holding
+// it reports, and those to mask in the shared staged copy.
+type scanned struct {
+	byHolder map[*Record][]secrets.Finding
+	mask     []secrets.Finding
+	exclude  bool // a credential was found and the mode is exclude
+}
+
+// Secrets scans each unique staged content, after dedup, in two passes. The first runs
+// the rules over every content; path allowlists are then judged for each path holding
+// it. The second walks every staged file again for the exact values the first pass (and
+// SecretNames) masked, so a token caught in one file is masked in every other file too,
+// and reports those occurrences as findings of the same rule. Then, in redact mode, each
+// finding in the staged copy becomes [REDACTED:rule-id] (overlapping findings as their
+// union); in exclude mode a file with a credential leaves the tree (reason "secret");
+// in report mode the copy is left as it is. Personal data follows opts.PII. Findings
+// never hold the secret itself.
+func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts SecretOptions) ([]Finding, error) {
+	sc := opts.Scanner
 	var canon []*Record
 	dups := map[string][]*Record{} // canonical path -> its duplicates
 	for _, rec := range recs {
@@ -49,112 +115,170 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, mode str
 			dups[rec.DuplicateOf] = append(dups[rec.DuplicateOf], rec)
 		}
 	}
-	// Each content is scanned once with every rule; path allowlists are then
-	// judged for each path holding it, and the staged copy (which every
-	// holder is served from) is redacted for what any holder keeps.
-	kept := make([]map[*Record][]secrets.Finding, len(canon))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i, rec := range canon {
-		if gctx.Err() != nil {
-			break
+	holders := func(rec *Record) []*Record { return append([]*Record{rec}, dups[rec.Path]...) }
+
+	// Pass 1: the rules.
+	results := make([]scanned, len(canon))
+	if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
+		scan, err := scanStaged(ctx, sc, e.treePath(rec), rec.Path)
+		if err != nil {
+			return fmt.Errorf("secrets %s: %w", rec.Path, err)
 		}
-		g.Go(func() error {
-			name := e.treePath(rec)
-			fs, err := scanStaged(gctx, sc, name)
+		res := scanned{byHolder: map[*Record][]secrets.Finding{}}
+		kept := make([]bool, len(scan.Findings))
+		for _, h := range holders(rec) {
+			for j, fd := range scan.Findings {
+				if !sc.AllowsPath(fd.Rule, h.Path) {
+					res.byHolder[h] = append(res.byHolder[h], fd)
+					kept[j] = true
+				}
+			}
+		}
+		for j, fd := range scan.Findings {
+			if !kept[j] {
+				continue
+			}
+			if opts.masks(fd.Kind) {
+				res.mask = append(res.mask, fd)
+				scan.AddValues(opts.Values, j)
+			}
+			if opts.Mode == modeExclude && fd.Kind == rules.KindCredential {
+				res.exclude = true
+				scan.AddValues(opts.Values, j) // the file leaves the tree: no copy of the value may stay
+			}
+		}
+		results[i] = res
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	// Pass 2: every value masked anywhere, in every staged file.
+	if opts.Values != nil && opts.Values.Len() > 0 {
+		m := sc.Matcher(opts.Values)
+		if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
+			found, err := m.ScanFile(e.treePath(rec))
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
-			if len(fs) == 0 {
-				return nil
+			res := &results[i]
+			var pass1 []secrets.Finding
+			for _, fs := range res.byHolder {
+				pass1 = append(pass1, fs...)
 			}
-			byHolder := map[*Record][]secrets.Finding{}
-			var redact []secrets.Finding
-			seen := map[int64]bool{}
-			for _, h := range append([]*Record{rec}, dups[rec.Path]...) {
-				for _, f := range fs {
-					if sc.AllowsPath(f.Rule, h.Path) {
-						continue
+			for _, fd := range found {
+				if !slices.ContainsFunc(pass1, func(p secrets.Finding) bool { return p.Start < fd.End && fd.Start < p.End }) {
+					for _, h := range holders(rec) {
+						res.byHolder[h] = append(res.byHolder[h], fd)
 					}
-					byHolder[h] = append(byHolder[h], f)
-					if !seen[f.Start] {
-						seen[f.Start] = true
-						redact = append(redact, f)
-					}
+				} // else it widens a first-pass span to the union
+				switch {
+				case opts.Mode == modeExclude && fd.Kind == rules.KindCredential:
+					res.exclude = true
+				case opts.masks(fd.Kind):
+					res.mask = append(res.mask, fd)
 				}
 			}
-			kept[i] = byHolder
-			if len(redact) == 0 || mode != modeRedact {
-				return nil
-			}
-			if err := secrets.RedactFile(name, redact); err != nil {
-				return fmt.Errorf("secrets %s: %w", rec.Path, err)
-			}
-			return e.remeasure(gctx, rec)
-		})
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 	}
-	if err := g.Wait(); err != nil {
+
+	// Redaction, one rewrite per staged file.
+	if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
+		res := results[i]
+		if res.exclude || len(res.mask) == 0 {
+			return nil
+		}
+		if err := secrets.RedactFile(e.treePath(rec), res.mask); err != nil {
+			return fmt.Errorf("secrets %s: %w", rec.Path, err)
+		}
+		return e.remeasure(ctx, rec)
+	}); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+
 	var out []Finding
 	for i, rec := range canon {
-		if len(kept[i]) == 0 {
-			continue
-		}
-		holders := append([]*Record{rec}, dups[rec.Path]...)
-		for _, h := range holders {
+		res := results[i]
+		for _, h := range holders(rec) {
 			// Redaction changed the shared copy: every holder reports it.
 			h.Hash, h.Lines, h.Tokens, h.OutSize = rec.Hash, rec.Lines, rec.Tokens, rec.OutSize
-			for _, f := range kept[i][h] {
-				out = append(out, Finding{Path: h.Path, Finding: f})
+			fs := res.byHolder[h]
+			slices.SortFunc(fs, func(a, b secrets.Finding) int { return cmp.Compare(a.Start, b.Start) })
+			h.Secrets = 0
+			for _, f := range fs {
+				if !opts.Baseline[f.Fingerprint] {
+					out = append(out, Finding{Path: h.Path, Finding: f})
+					h.Secrets++
+				}
 			}
-			h.Secrets = len(kept[i][h])
 		}
-		if mode == modeExclude {
+		if res.exclude {
 			// The content leaves the tree, so no holder has a copy to be
 			// served from, allowlisted or not.
 			if err := e.unstage(rec); err != nil {
 				return nil, fmt.Errorf("secrets: %w", err)
 			}
-			for _, h := range holders {
+			for _, h := range holders(rec) {
 				h.Reason, h.DuplicateOf, h.Hash = "secret", "", ""
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Rule, b.Rule))
-	})
+	SortFindings(out)
 	return out, nil
 }
 
-// scanStaged scans one staged copy for every rule. The scanner stops
-// between reads and keyword windows once ctx is done, but one regular
-// expression over one window cannot be interrupted, and on a 200 MB line
-// dense with keywords a window is a 32 MiB line that takes seconds: so a
-// cancelled run does not wait for it. The scan goes on in the background
-// until that window is done and its result is dropped; the file it reads
-// may be removed meanwhile (an open file outlives its name).
-func scanStaged(ctx context.Context, sc *secrets.Scanner, name string) ([]secrets.Finding, error) {
+// SortFindings puts findings in secrets.json's order: by path, line, column, rule.
+func SortFindings(fs []Finding) {
+	slices.SortFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Rule, b.Rule))
+	})
+}
+
+// pool runs fn on every record with at most workers calls in flight.
+func pool(ctx context.Context, recs []*Record, workers int, fn func(int, *Record) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i, rec := range recs {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return fn(i, rec) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// scanStaged scans one staged copy (name on disk, path in the repository)
+// for every rule. The scanner stops between reads and keyword windows once
+// ctx is done, but one regular expression over one window cannot be
+// interrupted, and on a 200 MB line dense with keywords a window is a
+// 32 MiB line that takes seconds: so a cancelled run does not wait for it.
+// The scan goes on in the background until that window is done and its
+// result is dropped; the file it reads may be removed meanwhile (an open
+// file outlives its name).
+func scanStaged(ctx context.Context, sc *secrets.Scanner, name, path string) (*secrets.Scan, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	type result struct {
-		fs  []secrets.Finding
-		err error
+		scan *secrets.Scan
+		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
 		defer f.Close()
-		fs, err := sc.ScanReader(ctx, &sourceReader{ctx: ctx, r: f}, "")
-		done <- result{fs, err}
+		scan, err := sc.ScanReader(ctx, &sourceReader{ctx: ctx, r: f}, path)
+		done <- result{scan, err}
 	}()
 	select {
 	case r := <-done:
-		return r.fs, r.err
+		return r.scan, r.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -47,6 +47,8 @@ commands:
   read OUT PATH[:START-END]   print one read_file answer
   verify OUT                  check that a published snapshot is whole
   explain [--src DIR] PATH... which rule decides each path's category and reason
+  baseline [-o FILE] OUT      write OUT's secret fingerprints as a baseline for run --baseline
+  rules [--rules FILE]        print the effective secret rules as TOML
   version                     print the version
 
 Run 'repoprep <command> -h' for a command's flags.
@@ -69,6 +71,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runVerify(ctx, args[1:], stdout, stderr)
 	case "explain":
 		return runExplain(ctx, args[1:], stdout, stderr)
+	case "baseline":
+		return runBaseline(args[1:], stdout, stderr)
+	case "rules":
+		return runRules(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, currentBuild())
 		return exitOK

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
 		opts         pipeline.Options
 		maxText      = sizeFlag(2 << 20)
-		failSecrets  bool
+		sf           secretFlags
 		progressMode string
 		asJSON       bool
 		quiet        bool
@@ -36,7 +37,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&maxText, "max-text-bytes", "text files larger than `N` bytes are oversize (suffixes K, M, G; default 2M)")
 	fs.IntVar(&opts.PreviewLines, "preview-lines", 100, "lines of preview per oversize file")
 	fs.StringVar(&opts.Secrets, "secrets", "redact", "`MODE`: redact, report or exclude")
-	fs.BoolVar(&failSecrets, "fail-on-secrets", false, "exit 3 when any secret is found (the snapshot is still published)")
+	addSecretFlags(fs, &opts, &sf)
 	fs.BoolVar(&opts.NoIgnore, "no-ignore", false, "do not honour .gitignore / .ignore files")
 	fs.StringVar(&opts.RulesFile, "rules", "", "TOML `FILE` of extra rules merged over the defaults")
 	fs.StringVar(&progressMode, "progress", "auto", "`MODE`: auto (bar only on a terminal), always, never")
@@ -65,6 +66,15 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "repoprep: --progress %q: want auto, always or never\n", progressMode)
 		return exitUsage
 	}
+	failKinds, err := sf.failKinds()
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitUsage
+	}
+	if opts.FingerprintKey, err = fingerprintKey(); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
 	opts.MaxTextBytes = int64(maxText)
 	opts.Version = currentBuild().Version
 	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -91,8 +101,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		res.Report.Audit.Render(stdout, color)
 		fmt.Fprintf(stdout, "published %s\n", res.Report.Out)
 	}
-	if failSecrets && len(res.Findings) > 0 {
-		fmt.Fprintf(stderr, "repoprep: %d secrets found (--fail-on-secrets); see %s/secrets.json\n", len(res.Findings), res.Report.Out)
+	if n := failing(res.Findings, failKinds); n > 0 {
+		fmt.Fprintf(stderr, "repoprep: %d secrets found (%s); see %s/secrets.json\n", n, strings.Join(slices.Compact(failKinds), ", "), res.Report.Out)
 		return exitSecrets
 	}
 	return exitOK

@@ -37,15 +37,17 @@ func (s *Scanner) ScanFile(name string, redact bool) ([]Finding, error) {
 }
 
 // ScanFileAs is ScanFile for a file whose path in the repository (the one
-// path allowlists are written against, e.g. "(^|/)testdata/") differs from
-// where it lies on disk, as for a staged copy under OUT/tree.
+// path allowlists are written against, e.g. "(^|/)testdata/", and whose
+// extension says how values are read) differs from where it lies on disk,
+// as for a staged copy under OUT/tree.
 func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.scanReader(f, s.pathSkips(path), chunkBytes)
+	hits, err := s.scanReader(context.Background(), f, s.pathSkips(path), formatOf(path), chunkBytes)
 	f.Close()
+	found := stripHits(hits)
 	if err != nil || !redact || len(found) == 0 {
 		return found, err
 	}
@@ -55,11 +57,36 @@ func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) 
 	return found, nil
 }
 
-// ScanReader scans r as ScanFileAs scans a file, without redacting, and
-// stops with ctx's error once ctx is done, between reads and between
-// keyword windows: a 200 MB line dense with keywords takes minutes.
-func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) ([]Finding, error) {
-	return s.scanReaderCtx(ctx, r, s.pathSkips(path), chunkBytes)
+// Scan is one content's findings, with what the cross-file pass needs to mask each
+// finding's value elsewhere; the values never leave this package.
+type Scan struct {
+	Findings []Finding // sorted by offset
+	values   [][][]byte
+}
+
+// AddValues puts finding i's values into vals: a caller that drops some findings (path
+// allowlists, --pii report) passes on only the values it masks.
+func (sc *Scan) AddValues(vals *Values, i int) {
+	f := sc.Findings[i]
+	vals.add(f.Rule, sc.values[i])
+}
+
+// ScanReader scans one content read from r, held at path in the repository ("" for none;
+// see ScanContent), without path allowlists: a caller whose content several paths share
+// judges each path with AllowsPath. Safe for concurrent use on different readers.
+//
+// It stops with ctx's error once ctx is done, between reads and between keyword windows:
+// a 200 MB line dense with keywords takes minutes to scan.
+func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) (*Scan, error) {
+	hits, err := s.scanReader(ctx, r, nil, formatOf(path), chunkBytes)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scan{Findings: stripHits(hits), values: make([][][]byte, len(hits))}
+	for i, h := range hits {
+		sc.values[i] = h.values
+	}
+	return sc, nil
 }
 
 // pathSkips marks the rules whose path allowlist covers path; nil when none
@@ -88,12 +115,11 @@ var scanBufs = sync.Pool{New: func() any {
 
 // scanReader is ScanFile's loop. Each step scans buf[:scanEnd], which starts and ends on
 // line boundaries, keeps the findings that start before keep, and carries buf[keep:] over.
-// chunk is a parameter so tests can cross many chunk boundaries in a small file.
-func (s *Scanner) scanReader(r io.Reader, skip []bool, chunk int) ([]Finding, error) {
-	return s.scanReaderCtx(context.Background(), r, skip, chunk)
-}
-
-func (s *Scanner) scanReaderCtx(ctx context.Context, r io.Reader, skip []bool, chunk int) ([]Finding, error) {
+// A block (a private key) whose closing marker lies beyond scanEnd is followed as an
+// openBlock through the next steps, whatever its length; findings inside it are dropped
+// once it closes. chunk is a parameter so tests can cross many chunk boundaries in a
+// small file.
+func (s *Scanner) scanReader(ctx context.Context, r io.Reader, skip []bool, f format, chunk int) ([]hit, error) {
 	var buf []byte
 	if chunk == chunkBytes {
 		// A fresh 4 MiB buffer per file made the stage spend most of its
@@ -110,11 +136,12 @@ func (s *Scanner) scanReaderCtx(ctx context.Context, r io.Reader, skip []bool, c
 		buf = make([]byte, 0, chunk+carryBytes)
 	}
 	var (
-		found  []Finding
+		found  []hit
 		base   int64 // file offset of buf[0]
 		line   = 1   // line number of buf[0]
 		maxEnd int64 // end of the last finding kept, so steps never report overlaps
 		eof    bool
+		ob     *openBlock // a block being followed
 	)
 	for {
 		if cap(buf)-len(buf) < chunk {
@@ -148,18 +175,44 @@ func (s *Scanner) scanReaderCtx(ctx context.Context, r io.Reader, skip []bool, c
 				keep = scanEnd - carryBytes // one huge line: cut it
 			}
 		}
-		cands := s.candidatesCtx(ctx, buf[:scanEnd], skip)
+		cands, open := s.candidates(ctx, buf[:scanEnd], skip, f)
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		var closed *hit
+		if ob != nil {
+			end, ok, abandon := s.feed(ob, buf[ob.fed-base:scanEnd], ob.fed)
+			switch {
+			case abandon:
+				ob = nil
+			case ok:
+				if !ob.rejected {
+					h := s.finish(ob)
+					closed = &h
+				}
+				found = slices.DeleteFunc(found, func(h hit) bool { return h.Start >= ob.abs && h.Start < end })
+				maxEnd = max(maxEnd, end)
+				ob = nil
+			}
 		}
 		cands = slices.DeleteFunc(cands, func(c candidate) bool {
 			return c.start >= keep || base+int64(c.start) < maxEnd
 		})
-		for _, f := range s.findings(buf[:scanEnd], cands, line, base) {
-			found = append(found, f)
-			maxEnd = max(maxEnd, f.End)
+		hits := s.findings(buf[:scanEnd], cands, line, base)
+		if closed != nil {
+			found = append(found, *closed)
+		}
+		for _, h := range hits {
+			found = append(found, h)
+			maxEnd = max(maxEnd, h.End)
+		}
+		if ob == nil && open != nil && open.start < keep && base+int64(open.start) >= maxEnd && !last {
+			ob = open
+			s.startBlock(ob, buf[:scanEnd], base, line)
+			s.feed(ob, buf[open.start:scanEnd], ob.abs) // blocks saw no closing marker in it
 		}
 		if last {
+			slices.SortFunc(found, func(a, b hit) int { return cmp.Compare(a.Start, b.Start) })
 			return found, nil
 		}
 		line += bytes.Count(buf[:keep], nl)
@@ -169,15 +222,12 @@ func (s *Scanner) scanReaderCtx(ctx context.Context, r io.Reader, skip []bool, c
 }
 
 // Redact returns a copy of content with each finding's bytes replaced by [REDACTED:rule-id].
-// fs must come from scanning this same content; overlapping findings keep the first.
+// fs must come from scanning this same content; findings that overlap are masked as their
+// union, under the first one's rule.
 func Redact(content []byte, fs []Finding) []byte {
-	fs = slices.SortedFunc(slices.Values(fs), func(a, b Finding) int { return cmp.Compare(a.Start, b.Start) })
 	out := make([]byte, 0, len(content))
 	var pos int64
-	for _, f := range fs {
-		if f.Start < pos || f.End > int64(len(content)) || f.End <= f.Start {
-			continue
-		}
+	for _, f := range mergeSpans(fs, int64(len(content))) {
 		out = append(out, content[pos:f.Start]...)
 		out = append(out, "[REDACTED:"+f.Rule+"]"...)
 		pos = f.End
@@ -185,19 +235,42 @@ func Redact(content []byte, fs []Finding) []byte {
 	return append(out, content[pos:]...)
 }
 
+// mergeSpans sorts fs by offset and merges overlapping ones into their union, under the
+// rule of the one that starts first (the longest, on a tie). Spans outside [0, size)
+// (size < 0 for unknown) are dropped.
+func mergeSpans(fs []Finding, size int64) []Finding {
+	sorted := slices.SortedFunc(slices.Values(fs), func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(b.End, a.End))
+	})
+	out := sorted[:0]
+	for _, f := range sorted {
+		if f.Start < 0 || f.End <= f.Start || (size >= 0 && f.End > size) {
+			continue
+		}
+		if n := len(out); n > 0 && f.Start < out[n-1].End {
+			out[n-1].End = max(out[n-1].End, f.End)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // RedactFile rewrites the file name with each finding of fs (from scanning
-// that file) replaced by [REDACTED:rule-id], through a temporary file and a
+// that file, or from a Matcher over it) replaced by [REDACTED:rule-id],
+// overlapping findings as their union, through a temporary file and a
 // rename, for a caller that chose which findings to redact.
 func RedactFile(name string, fs []Finding) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	return redactFile(name, slices.SortedFunc(slices.Values(fs), func(a, b Finding) int { return cmp.Compare(a.Start, b.Start) }))
+	return redactFile(name, fs)
 }
 
-// redactFile rewrites name with fs (sorted, disjoint) redacted: streamed through a temporary
-// file beside it and renamed over it, so a failure leaves the original untouched.
+// redactFile rewrites name with fs redacted: streamed through a temporary file beside it
+// and renamed over it, so a failure leaves the original untouched.
 func redactFile(name string, fs []Finding) (err error) {
+	fs = mergeSpans(fs, -1)
 	src, err := os.Open(name)
 	if err != nil {
 		return err
@@ -222,9 +295,6 @@ func redactFile(name string, fs []Finding) (err error) {
 	w := bufio.NewWriterSize(tmp, 256<<10)
 	var pos int64
 	for _, f := range fs {
-		if f.Start < pos {
-			continue
-		}
 		if _, err := io.CopyN(w, src, f.Start-pos); err != nil {
 			return err
 		}

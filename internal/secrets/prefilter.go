@@ -74,10 +74,13 @@ func (s *Scanner) window(lines *lineCache, pos int, r *rule) window {
 	if !r.multiline && r.maxLen >= 0 && r.maxLen+1 < reach {
 		reach = r.maxLen + 1
 	}
+	if r.end != nil {
+		reach = 1 // the keyword opens the marker (-----BEGIN): nothing of it lies before
+	}
 	if pos-ls > reach {
 		w.start, w.cutStart = pos-reach, true
 	}
-	if r.multiline {
+	if r.multiline && r.end == nil {
 		reach := min(len(lines.content), pos+rules.MaxSpanBytes)
 		if reach > le {
 			le = reach
@@ -91,7 +94,8 @@ func (s *Scanner) window(lines *lineCache, pos int, r *rule) window {
 		w.cutEnd = le < len(lines.content) && lines.content[le] != '\n'
 		return w
 	}
-	if le-pos > reach {
+	// An encoded blob runs to the end of its line, however long: no cut after the keyword.
+	if le-pos > reach && r.decode == "" && r.end == nil {
 		w.end, w.cutEnd = pos+reach, true
 	}
 	return w

@@ -67,9 +67,11 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 	ruleIndex := map[string]int{}
 	var ids []string
 	desc := map[string]string{}
+	first := map[string]Finding{} // each rule's first finding: its kind and severity
 	for _, f := range sorted {
 		if _, ok := desc[f.Rule]; !ok {
 			desc[f.Rule] = f.Description
+			first[f.Rule] = f.Finding
 			ids = append(ids, f.Rule)
 		}
 	}
@@ -83,8 +85,12 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 			ShortDescription:     text{desc[id]},
 			FullDescription:      text{desc[id]},
 			Help:                 text{"Remove the secret from the file and rotate it; repoprep masks it in the staged copy."},
-			DefaultConfiguration: map[string]string{"level": "error"},
-			Properties:           map[string]any{"tags": []string{"security", "secret"}, "precision": "high"},
+			DefaultConfiguration: map[string]string{"level": sarifLevel(first[id].Severity)},
+			Properties: map[string]any{
+				"tags":              []string{"security", "secret", cmp.Or(first[id].Kind, "credential")},
+				"precision":         "high",
+				"security-severity": securitySeverity(first[id].Severity),
+			},
 		})
 	}
 	results := make([]result, 0, len(sorted))
@@ -92,7 +98,7 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 		results = append(results, result{
 			RuleID:    f.Rule,
 			RuleIndex: ruleIndex[f.Rule],
-			Level:     "error",
+			Level:     sarifLevel(f.Severity),
 			Message:   text{f.Description + ": " + f.Match},
 			Locations: []location{{PhysicalLocation: physical{
 				ArtifactLocation: artifact{URI: uriPath(f.Path), URIBaseID: "%SRCROOT%"},
@@ -134,4 +140,30 @@ func uriPath(p string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
+}
+
+// sarifLevel maps a rule's severity to a SARIF level: high is an error, medium a
+// warning, low a note. An empty severity (an old caller) is an error.
+func sarifLevel(severity string) string {
+	switch severity {
+	case "medium":
+		return "warning"
+	case "low":
+		return "note"
+	default:
+		return "error"
+	}
+}
+
+// securitySeverity is the score GitHub code scanning sorts security alerts by (0-10):
+// high 8.0, medium 5.0, low 2.0.
+func securitySeverity(severity string) string {
+	switch severity {
+	case "medium":
+		return "5.0"
+	case "low":
+		return "2.0"
+	default:
+		return "8.0"
+	}
 }

@@ -12,11 +12,11 @@ import (
 func TestWriteSARIF(t *testing.T) {
 	findings := []PathFinding{
 		{Path: "src/app/config.py", Finding: Finding{Line: 12, Column: 11, Rule: "password-assignment",
-			Description: "Password assigned in code or configuration", Match: "Kq…(12)", Fingerprint: "password-assignment:0123456789abcdef"}},
+			Description: "Password assigned in code or configuration", Kind: "credential", Severity: "high", Match: "Kq…(12)", Fingerprint: "password-assignment:0123456789abcdef"}},
 		{Path: "docs/setup guide.md", Finding: Finding{Line: 3, Column: 1, Rule: "internal-ipv4",
-			Description: "Internal (RFC 1918) IPv4 address", Match: "10…(8)", Fingerprint: "internal-ipv4:fedcba9876543210"}},
+			Description: "Internal (RFC 1918) IPv4 address", Kind: "pii", Severity: "low", Match: "10…(8)", Fingerprint: "internal-ipv4:fedcba9876543210"}},
 		{Path: "src/app/config.py", Finding: Finding{Line: 4, Column: 7, Rule: "internal-ipv4",
-			Description: "Internal (RFC 1918) IPv4 address", Match: "19…(11)", Fingerprint: "internal-ipv4:00112233445566ff"}},
+			Description: "Internal (RFC 1918) IPv4 address", Kind: "pii", Severity: "low", Match: "19…(11)", Fingerprint: "internal-ipv4:00112233445566ff"}},
 	}
 	var buf bytes.Buffer
 	if err := WriteSARIF(&buf, findings, "1.0.0-test"); err != nil {
@@ -40,6 +40,7 @@ func TestWriteSARIF(t *testing.T) {
 			Results []struct {
 				RuleID    string `json:"ruleId"`
 				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
 				Message   struct{ Text string }
 				Locations []struct {
 					PhysicalLocation struct {
@@ -65,6 +66,12 @@ func TestWriteSARIF(t *testing.T) {
 		loc := r.Locations[0].PhysicalLocation
 		if loc.ArtifactLocation.URI == "" || loc.Region.StartLine < 1 || loc.Region.StartColumn < 1 {
 			t.Errorf("bad location %+v", loc)
+		}
+	}
+	// Levels follow severity: the high password is an error, the low addresses notes.
+	for _, r := range run.Results {
+		if want := map[string]string{"password-assignment": "error", "internal-ipv4": "note"}[r.RuleID]; r.Level != want {
+			t.Errorf("%s has level %q, want %q", r.RuleID, r.Level, want)
 		}
 	}
 	if uri := run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI; uri != "docs/setup%20guide.md" {

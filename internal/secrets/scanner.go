@@ -25,14 +25,23 @@ import (
 // Finding is one secret in one content. It holds the secret's position and a masked form,
 // never the secret itself.
 type Finding struct {
-	Line        int    `json:"line"`   // 1-based
+	Line        int    `json:"line"`   // 1-based; 0 for a secret in a file name or link target
 	Column      int    `json:"column"` // 1-based, in Unicode code points
 	Rule        string `json:"rule"`
 	Description string `json:"description"`
+	Kind        string `json:"kind"`        // rules.KindCredential or rules.KindPII
+	Severity    string `json:"severity"`    // high, medium or low
 	Match       string `json:"match"`       // masked: a short prefix, an ellipsis and the length, e.g. AKIA…(20)
 	Fingerprint string `json:"fingerprint"` // rule id and a keyed hash of the secret; see fingerprint
-	Start       int64  `json:"-"`           // byte offsets of the secret in the content, for Redact
+	Start       int64  `json:"-"`           // byte offsets of what is masked in the content, for Redact
 	End         int64  `json:"-"`
+}
+
+// hit is a Finding with the values the cross-file pass must mask wherever they occur: the
+// secret, and whatever was masked with it. It stays inside this package.
+type hit struct {
+	Finding
+	values [][]byte
 }
 
 // Scanner runs a fixed rule set; it is immutable after New and safe for concurrent use.
@@ -47,16 +56,23 @@ type Scanner struct {
 
 // rule is a compiled rules.SecretRule.
 type rule struct {
-	id, desc     string
-	re           *regexp.Regexp
-	group        int
-	entropy      float64
-	multiline    bool
-	maxLen       int      // most bytes the regex can match; -1 when unbounded
-	stopWords    [][]byte // lower-case
-	allowRes     []*regexp.Regexp
-	allowPaths   []*regexp.Regexp
-	placeholders bool
+	id, desc       string
+	kind, severity string
+	re             *regexp.Regexp
+	group          int
+	entropy        float64
+	multiline      bool
+	end            *regexp.Regexp // closing marker of a block rule; nil otherwise
+	decode         string         // "base64" or ""
+	decoded        *regexp.Regexp
+	assignment     bool
+	key            *regexp.Regexp // the assigned key must match; nil for any
+	maxLen         int            // most bytes the regex can match; -1 when unbounded
+	stopWords      [][]byte       // lower-case
+	allowRes       []*regexp.Regexp
+	allowPaths     []*regexp.Regexp
+	allowKeys      []*regexp.Regexp
+	placeholders   bool
 }
 
 // Option adjusts a Scanner made by New.
@@ -85,12 +101,35 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 			return nil, err
 		}
 		cr := rule{
-			id: r.ID, desc: r.Description,
+			id: r.ID, desc: r.Description, kind: r.Kind, severity: r.Severity,
 			re:           regexp.MustCompile(r.Regex), // Validate compiled it
 			group:        r.SecretGroup,
 			entropy:      r.Entropy,
 			multiline:    r.Multiline,
+			decode:       r.Decode,
+			assignment:   r.Assignment,
 			placeholders: !r.Allow.NoPlaceholders,
+		}
+		if cr.kind == "" {
+			cr.kind = rules.KindCredential
+		}
+		if cr.severity == "" {
+			cr.severity = rules.SeverityHigh
+			if cr.kind == rules.KindPII {
+				cr.severity = rules.SeverityLow
+			}
+		}
+		if r.End != "" {
+			cr.end = regexp.MustCompile(r.End)
+		}
+		if r.Decoded != "" {
+			cr.decoded = regexp.MustCompile(r.Decoded)
+		}
+		if r.Key != "" {
+			cr.key = regexp.MustCompile(r.Key)
+		}
+		for _, p := range r.Allow.Keys {
+			cr.allowKeys = append(cr.allowKeys, regexp.MustCompile(p))
 		}
 		cr.maxLen = -1
 		if re, err := syntax.Parse(r.Regex, syntax.Perl); err == nil {
@@ -171,37 +210,68 @@ func (r *rule) pathAllowed(path string) bool {
 }
 
 // Scan returns the findings in content sorted by offset. Path allowlists don't apply (there
-// is no path); ScanFile applies them. Safe for concurrent use.
+// is no path) and values are judged without knowing the file's format; ScanContent and
+// ScanFile know both. Safe for concurrent use.
 func (s *Scanner) Scan(content []byte) []Finding {
-	cands := s.candidates(content, nil)
-	return s.findings(content, cands, 1, 0)
+	return s.ScanContent(content, "")
 }
 
-// candidate is a match that passed every filter, before overlap resolution.
+// ScanContent is Scan for a content held at path (slash-separated, "" for none): the path
+// chooses how assigned values are read (a bare word is a value in YAML and an identifier
+// in Go) and which path allowlists apply.
+func (s *Scanner) ScanContent(content []byte, path string) []Finding {
+	cands, _ := s.candidates(context.Background(), content, s.pathSkips(path), formatOf(path))
+	return stripHits(s.findings(content, cands, 1, 0))
+}
+
+func stripHits(hs []hit) []Finding {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]Finding, len(hs))
+	for i, h := range hs {
+		out[i] = h.Finding
+	}
+	return out
+}
+
+// span is a stretch of content, [start, end).
+type span struct{ start, end int }
+
+// candidate is a match that passed every filter. After resolveOverlaps, span is what is
+// masked (the union of every candidate it absorbed) and secret the winning rule's secret;
+// others holds the absorbed candidates' secrets, which the cross-file pass masks too.
 type candidate struct {
-	start, end int // the secret's byte offsets
-	rule       int // index into s.rules, which is also its priority
+	span
+	secret span
+	rule   int // index into s.rules, which is also its priority
+	others []span
 }
 
-// candidates runs the pre-filter and the rules over content and resolves overlaps: when
-// two candidates overlap, the earlier rule wins. skip, when not nil, drops whole rules.
-func (s *Scanner) candidates(content []byte, skip []bool) []candidate {
-	return s.candidatesCtx(context.Background(), content, skip)
-}
-
-// candidatesCtx is candidates that gives up (with what it has) once ctx is
-// done; the caller checks ctx.
-func (s *Scanner) candidatesCtx(ctx context.Context, content []byte, skip []bool) []candidate {
+// candidates runs the pre-filter and the rules over content and resolves overlaps. skip,
+// when not nil, drops whole rules; f is the content's format. open, when not nil, is a
+// block rule's opening marker whose closing marker is not in content: a streaming caller
+// looks for it in what follows.
+//
+// It gives up (with what it has) once ctx is done; the caller checks ctx.
+func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f format) (cands []candidate, open *openBlock) {
 	wins := s.windows(content)
-	var cands []candidate
 	for ri := range s.rules {
 		if len(wins[ri]) == 0 || (skip != nil && skip[ri]) {
 			continue
 		}
 		r := &s.rules[ri]
+		if r.end != nil {
+			bc, bo := s.blocks(content, wins[ri], ri)
+			cands = append(cands, bc...)
+			if bo != nil && (open == nil || bo.start < open.start) {
+				open = bo
+			}
+			continue
+		}
 		for wi, w := range wins[ri] {
 			if wi%64 == 0 && ctx.Err() != nil {
-				return nil
+				return cands, open
 			}
 			text := content[w.start:w.end]
 			for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
@@ -212,14 +282,21 @@ func (s *Scanner) candidatesCtx(ctx context.Context, content []byte, skip []bool
 				if gs < 0 || ge <= gs {
 					continue
 				}
-				if !r.isSecret(text[gs:ge]) {
+				gs, ge = gs+w.start, ge+w.start
+				if r.assignment && !r.judgeAssignment(content, w.start+m[0], gs, ge, f) {
 					continue
 				}
-				cands = append(cands, candidate{w.start + gs, w.start + ge, ri})
+				if r.decode != "" && !r.decodes(content[gs:ge]) {
+					continue
+				}
+				if !r.isSecret(content[gs:ge]) {
+					continue
+				}
+				cands = append(cands, candidate{span: span{gs, ge}, secret: span{gs, ge}, rule: ri})
 			}
 		}
 	}
-	return resolveOverlaps(cands)
+	return resolveOverlaps(cands), open
 }
 
 // secretSpan picks the secret out of a match: the rule's group, or by default the first
@@ -257,36 +334,46 @@ func (r *rule) isSecret(secret []byte) bool {
 	return !(r.placeholders && isPlaceholder(secret))
 }
 
-// resolveOverlaps keeps, of overlapping candidates, the one whose rule comes first, and
-// returns the survivors sorted by offset.
+// resolveOverlaps merges candidates that overlap into one: the rule listed first names it
+// (its secret is masked in the report and fingerprinted), and the union of their spans is
+// what gets masked, so "wang.138..." under a password rule and a phone rule is masked
+// whole. It returns the merged candidates sorted by offset, pairwise disjoint.
 func resolveOverlaps(cands []candidate) []candidate {
 	if len(cands) < 2 {
 		return cands
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.end, a.end), cmp.Compare(a.rule, b.rule))
 	})
-	var kept []candidate // sorted by start, pairwise disjoint
-	for _, c := range cands {
-		i, _ := slices.BinarySearchFunc(kept, c.start, func(k candidate, start int) int { return cmp.Compare(k.start, start) })
-		if i > 0 && kept[i-1].end > c.start {
+	out := cands[:1]
+	for _, c := range cands[1:] {
+		last := &out[len(out)-1]
+		if c.start >= last.end {
+			out = append(out, c)
 			continue
 		}
-		if i < len(kept) && kept[i].start < c.end {
-			continue
+		if c.rule < last.rule {
+			last.others = append(last.others, last.secret)
+			last.secret, last.rule = c.secret, c.rule
+		} else {
+			last.others = append(last.others, c.secret)
 		}
-		kept = slices.Insert(kept, i, c)
+		last.others = append(last.others, c.others...)
+		last.end = max(last.end, c.end)
 	}
-	return kept
+	return out
 }
 
-// findings turns sorted candidates into Findings. line0 is the line number of content[0]
-// and base its offset in a larger file.
-func (s *Scanner) findings(content []byte, cands []candidate, line0 int, base int64) []Finding {
+// allowMarker on a line keeps every finding on it out of the report and the redaction.
+var allowMarker = []byte("repoprep:allow")
+
+// findings turns sorted candidates into hits. line0 is the line number of content[0] and
+// base its offset in a larger file. A candidate whose line holds allowMarker is dropped.
+func (s *Scanner) findings(content []byte, cands []candidate, line0 int, base int64) []hit {
 	if len(cands) == 0 {
 		return nil
 	}
-	out := make([]Finding, 0, len(cands))
+	out := make([]hit, 0, len(cands))
 	line, lineStart, pos := line0, 0, 0
 	for _, c := range cands {
 		seg := content[pos:c.start]
@@ -295,18 +382,35 @@ func (s *Scanner) findings(content []byte, cands []candidate, line0 int, base in
 			lineStart = pos + bytes.LastIndexByte(seg, '\n') + 1
 		}
 		pos = c.start
+		lineEnd := len(content)
+		if i := bytes.IndexByte(content[c.start:], '\n'); i >= 0 {
+			lineEnd = c.start + i
+		}
+		if bytes.Contains(content[lineStart:lineEnd], allowMarker) {
+			continue
+		}
 		r := &s.rules[c.rule]
-		secret := content[c.start:c.end]
-		out = append(out, Finding{
+		secret := content[c.secret.start:c.secret.end]
+		h := hit{Finding: Finding{
 			Line:        line,
 			Column:      utf8.RuneCount(content[lineStart:c.start]) + 1,
 			Rule:        r.id,
 			Description: r.desc,
+			Kind:        r.kind,
+			Severity:    r.severity,
 			Match:       mask(secret),
 			Fingerprint: s.fingerprint(r.id, secret),
 			Start:       base + int64(c.start),
 			End:         base + int64(c.end),
-		})
+		}}
+		h.values = appendValues(h.values, secret)
+		if c.secret != c.span {
+			h.values = appendValues(h.values, content[c.start:c.end])
+		}
+		for _, o := range c.others {
+			h.values = appendValues(h.values, content[o.start:o.end])
+		}
+		out = append(out, h)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ package secrettest
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/binary"
 	"regexp"
 	"strconv"
@@ -13,23 +14,53 @@ import (
 
 // Alphabets of the {{CLASS:N}} templates.
 var classes = map[string]string{
-	"upper":  "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-	"lower":  "abcdefghijklmnopqrstuvwxyz",
-	"digit":  "0123456789",
-	"alnum":  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-	"hex":    "0123456789abcdef",
-	"b64":    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-	"b64url": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
-	"b32":    "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+	"upper":    "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+	"lower":    "abcdefghijklmnopqrstuvwxyz",
+	"digit":    "0123456789",
+	"alnum":    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+	"hex":      "0123456789abcdef",
+	"b64":      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+	"b64url":   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
+	"b32":      "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+	"hexup":    "0123456789ABCDEF",
+	"lalnum":   "abcdefghijklmnopqrstuvwxyz0123456789",
+	"ualnum":   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+	"bech32":   "qpzry9x8gf2tvdw0s3jn54khce6mua7l",
+	"bech32up": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
 }
 
-var templateRE = regexp.MustCompile(`\{\{(upper|lower|digit|alnum|hex|b64url|b64|b32|int|s):([^}]*)\}\}`)
+var templateRE = regexp.MustCompile(`\{\{(upper|lower|digit|alnum|hexup|hex|b64url|b64|b32|lalnum|ualnum|bech32up|bech32|int|s):([^}]*)\}\}`)
 
 // Expand replaces each template in t: {{CLASS:N}} with N random characters of CLASS, no
 // two neighbours alike; {{int:LO-HI}} with a random integer in [LO, HI]; {{s:TEXT}} with
-// TEXT. Anything else, "{{ var }}" included, is left as it is. It panics on a malformed
+// TEXT; {{b64enc:TEXT}} with TEXT, its own templates expanded, in standard base64. Anything else, "{{ var }}" included, is left as it is. It panics on a malformed
 // count, which only a broken rules file has.
 func Expand(t string) string {
+	// {{b64enc:TEXT}} nests templates, which one regexp cannot match: expand the innermost
+	// first, then encode.
+	const open = "{{b64enc:"
+	for {
+		i := strings.LastIndex(t, open)
+		if i < 0 {
+			break
+		}
+		depth, j := 1, i+len(open)
+		for ; j < len(t) && depth > 0; j++ {
+			switch {
+			case strings.HasPrefix(t[j:], "{{"):
+				depth++
+				j++
+			case strings.HasPrefix(t[j:], "}}"):
+				depth--
+				j++
+			}
+		}
+		if depth != 0 {
+			panic("secrettest: unclosed " + t[i:])
+		}
+		inner := Expand(t[i+len(open) : j-2])
+		t = t[:i] + base64.StdEncoding.EncodeToString([]byte(inner)) + t[j:]
+	}
 	return templateRE.ReplaceAllStringFunc(t, func(m string) string {
 		sub := templateRE.FindStringSubmatch(m)
 		switch sub[1] {
@@ -91,8 +122,11 @@ type Sample struct {
 // Samples returns fresh credentials, at least one of each default rule's kind.
 func Samples() []Sample {
 	alnum := func(n int) string { return Rand(classes["alnum"], n) }
-	// withDigits keeps a generic value from being all letters (the generic rules' allowlist).
-	withDigits := func(n int) string { return alnum(n-2) + Rand(classes["digit"], 2) }
+	// withDigits puts digits inside a generic value, so it is neither all letters (the
+	// generic rules' allowlist) nor a name with a number on the end (an identifier).
+	// A '-' in the middle keeps it from reading as an identifier in code, as most
+	// tokens' alphabets would.
+	withDigits := func(n int) string { return alnum((n-3)/2) + Rand(classes["digit"], 2) + "-" + alnum(n-3-(n-3)/2) }
 	var out []Sample
 	add := func(rule, prefix, secret, suffix string) {
 		out = append(out, Sample{Rule: rule, Text: prefix + secret + suffix, Secret: secret})

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/rules"
+)
+
+// keyEnv, when set, is the fingerprint key itself (a CI secret); otherwise the key file
+// under the user's configuration directory is used, created on first use.
+const keyEnv = "REPOPREP_FINGERPRINT_KEY"
+
+// secretFlags are run's flags about secrets beyond --secrets and --rules.
+type secretFlags struct {
+	failOnSecrets bool
+	failOn        string // comma-separated kinds; "" = --fail-on not given
+}
+
+func addSecretFlags(fs *flag.FlagSet, opts *pipeline.Options, sf *secretFlags) {
+	fs.BoolVar(&sf.failOnSecrets, "fail-on-secrets", false, "exit 3 when a credential is found (the snapshot is still published); see --fail-on")
+	fs.StringVar(&sf.failOn, "fail-on", "", "exit 3 when a finding of these `KINDS` is found: credential (the default of --fail-on-secrets) or pii (credentials and personal data)")
+	fs.StringVar(&opts.PII, "pii", "", "`MODE` for personal data (addresses, phone numbers): redact, report or off (default: as --secrets, exclude meaning redact)")
+	fs.StringVar(&opts.Baseline, "baseline", "", "`FILE` (from `repoprep baseline`, or a secrets.json) whose findings are known: not reported, not failed on")
+}
+
+// failKinds returns the kinds whose findings fail the run, nil for none, or a usage error.
+func (sf secretFlags) failKinds() ([]string, error) {
+	if sf.failOn == "" {
+		if sf.failOnSecrets {
+			return []string{rules.KindCredential}, nil
+		}
+		return nil, nil
+	}
+	var kinds []string
+	for _, k := range strings.Split(sf.failOn, ",") {
+		switch strings.TrimSpace(k) {
+		case rules.KindCredential:
+			kinds = append(kinds, rules.KindCredential)
+		case rules.KindPII, "all":
+			kinds = append(kinds, rules.KindCredential, rules.KindPII) // pii includes the rest
+		default:
+			return nil, fmt.Errorf("--fail-on %q: want credential or pii", sf.failOn)
+		}
+	}
+	return kinds, nil
+}
+
+// fingerprintKey is the run's key: $REPOPREP_FINGERPRINT_KEY, or the user's key file.
+func fingerprintKey() ([]byte, error) {
+	if k := os.Getenv(keyEnv); k != "" {
+		if len(k) < 16 {
+			return nil, fmt.Errorf("%s is %d bytes; want at least 16 (e.g. openssl rand -hex 32)", keyEnv, len(k))
+		}
+		return []byte(k), nil
+	}
+	file, err := secrets.DefaultKeyFile()
+	if err != nil {
+		return nil, fmt.Errorf("%w; set %s", err, keyEnv)
+	}
+	return secrets.LoadKey(file)
+}
+
+// failing counts the findings of the given kinds.
+func failing(fs []pipeline.PathFinding, kinds []string) int {
+	n := 0
+	for _, f := range fs {
+		if slices.Contains(kinds, f.Kind) {
+			n++
+		}
+	}
+	return n
+}
+
+// runBaseline is `repoprep baseline [-o FILE] OUT`: the baseline that accepts every
+// finding of a published snapshot, for `run --baseline`.
+func runBaseline(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var out string
+	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: repoprep baseline [-o FILE] OUT\n\nWrites the fingerprints of OUT/secrets.json as a baseline for run --baseline.\n\n")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	data, err := os.ReadFile(filepath.Join(fs.Arg(0), "secrets.json"))
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
+	var doc pipeline.SecretsFile
+	if err := json.Unmarshal(data, &doc); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), "secrets.json"), err)
+		return exitFailed
+	}
+	b, _ := json.MarshalIndent(pipeline.NewBaseline(doc.Findings), "", "  ")
+	b = append(b, '\n')
+	if out == "" {
+		stdout.Write(b)
+		return exitOK
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// runRules is `repoprep rules [--rules FILE]`: the effective secret rules as TOML, the
+// defaults with FILE merged over them; a rules file in itself.
+func runRules(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var extra string
+	fs.StringVar(&extra, "rules", "", "TOML `FILE` of extra rules merged over the defaults")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "repoprep: rules takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
+		return exitUsage
+	}
+	rs, err := rules.Load(extra)
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitUsage
+	}
+	w := bufio.NewWriter(stdout)
+	fmt.Fprintf(w, "# The effective secret rules: %d in all, in the order they are tried.\n\n", len(rs.Secrets))
+	if err := rules.EncodeSecretRules(w, rs.Secrets); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
+	if err := w.Flush(); err != nil {
+		return exitFailed
+	}
+	return exitOK
+}

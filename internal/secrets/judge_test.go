@@ -1,0 +1,173 @@
+package secrets
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/repoprep/repoprep/internal/secrets/secrettest"
+)
+
+// TestJudgeAssignments reads lines the way their files read them: the same text is a
+// password in YAML and a variable in JavaScript.
+func TestJudgeAssignments(t *testing.T) {
+	s := defaultScanner(t)
+	pw := secrettest.Rand("abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ", 6) + "4" + secrettest.Rand("abcdefghjkmnpqrstuvwxyz", 5)
+	word := "hunterwolf"
+	for _, tc := range []struct {
+		path, text string
+		want       string // the secret that must be found; "" for nothing
+	}{
+		// Identifiers, calls and code.
+		{"app/user.js", "user.password = passphrase;", ""},
+		{"app/user.js", "changePassword: function (old, neu) {", ""},
+		{"app/views/users/_form.html.erb", "<%= f.password_field :password_confirmation %>", ""},
+		{"app/models/user.rb", "validates :password, length: { minimum: 8 }", ""},
+		{"src/Login.java", "String password = getPassword();", ""},
+		{"src/login.py", "password = " + word, ""},
+		{"config/db.yaml", "password: " + word, word},
+		{".env", "DB_PASSWORD=" + word, word},
+		{"src/login.py", "password = '" + pw + "'", pw},
+		{"README.md", "Set `password: " + pw + "` in the file.", pw},
+		// Hashes, paths, references, labels.
+		{"users.yaml", "password: $2a$10$" + secrettest.Rand(b64Alphabet[:62], 53), ""},
+		{"users.yaml", "password: '$argon2id$v=19$m=65536,t=3,p=4$" + secrettest.Rand(b64Alphabet, 22) + "$" + secrettest.Rand(b64Alphabet, 43) + "'", ""},
+		{"settings.py", "PASSWORD_HASHERS_DEFAULT = 'pbkdf2_sha256$600000$" + secrettest.Rand(b64Alphabet[:62], 22) + "$" + secrettest.Rand(b64Alphabet, 43) + "'", ""},
+		{"docker-compose.yml", "POSTGRES_PASSWORD_FILE=/run/secrets/postgres_password", ""},
+		{"docker-compose.yml", "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}", ""},
+		{"config/locales/de.yml", "  password: Passwort", ""},
+		{"config/locales/es.yml", "  password: Contraseña", ""},
+		{"src/i18n.ts", `  password: "Kennwort",`, ""},
+		{"app.ini", "password = %(db_pass)s", ""},
+		// YAML reads # as a comment only after a space.
+		{"config/db.yaml", "password: Hq7zKp2mXv9L#8035", "Hq7zKp2mXv9L#8035"},
+		{"config/db.yaml", "password: Hq7zKp2mXv9L #8035", "Hq7zKp2mXv9L"},
+		// Keys that hold no password.
+		{"config.yaml", "password_min_length: 12345678x", ""},
+		{"settings.py", "PASSWORD_RESET_TIMEOUT = 259200", ""},
+		{"config.yaml", "passenger_ruby: /usr/bin/ruby" + pw, ""},
+		// An encrypted key is useless without its passphrase.
+		{"key.pem", "-----BEGIN RSA PRIVATE KEY" + "-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,AB12\n\n" + secrettest.Rand(b64Alphabet, 64) + "\n-----END RSA PRIVATE KEY" + "-----", ""},
+	} {
+		t.Run(fmt.Sprintf("%s %s", tc.path, tc.text), func(t *testing.T) {
+			fs := s.ScanContent([]byte(tc.text), tc.path)
+			var got []string
+			for _, f := range fs {
+				got = append(got, tc.text[f.Start:f.End])
+			}
+			switch {
+			case tc.want == "" && len(fs) > 0:
+				t.Errorf("found %q (%s), want nothing", got, fs[0].Rule)
+			case tc.want != "" && (len(fs) != 1 || got[0] != tc.want):
+				t.Errorf("found %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNormalizeKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"dbPassword": "db_password", "DB-PASSWORD": "db_password", "db.password": "db_password",
+		"DBPassword": "db_password", "spring.datasource.password": "spring_datasource_password",
+		"$pwd": "pwd", "PASSWORD_FILE": "password_file", "passwordField": "password_field",
+	} {
+		if got := normalizeKey([]byte(in)); got != want {
+			t.Errorf("normalizeKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestValuePass: the matcher finds every copy of a value across block boundaries, never a
+// short value glued inside a longer word, and merges overlapping values.
+func TestValuePass(t *testing.T) {
+	s := defaultScanner(t)
+	vals := NewValues()
+	long := secrettest.Rand(b64Alphabet[:62], 40)
+	vals.Add("generic-api-key", []byte(long))
+	vals.Add("internal-ipv4", []byte("10.0.0.1"))
+	vals.Add("generic-api-key", []byte("tiny")) // too short to look for
+	m := s.Matcher(vals)
+	if m.Len() != 2 {
+		t.Fatalf("matcher holds %d values, want 2", m.Len())
+	}
+	var b strings.Builder
+	var want []int64
+	for i := range 5000 {
+		fmt.Fprintf(&b, "line %d tiny 10.0.0.12 x10.0.0.1 ", i)
+		if i%700 == 3 {
+			want = append(want, int64(b.Len()))
+			b.WriteString(long)
+		}
+		if i%1100 == 7 {
+			want = append(want, int64(b.Len()))
+			b.WriteString("(10.0.0.1)"[1:9])
+		}
+		b.WriteString("\n")
+	}
+	for _, block := range []int{64, 1000, 1 << 20} {
+		spans, err := m.find(strings.NewReader(b.String()), block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, sp := range spans {
+			got = append(got, sp.start)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("block %d: found at %v, want %v", block, got, want)
+		}
+	}
+}
+
+// FuzzValuePass: the streaming value pass finds, at any block size, exactly the
+// occurrences a plain search finds (for a value long enough to need no boundary check).
+func FuzzValuePass(f *testing.F) {
+	f.Add([]byte("abcdefghijklmnopqrstuvwxyz0123456789"), []byte("xx abcdefghijklmnopqrstuvwxyz0123456789 yy"), uint16(7))
+	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), []byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), uint16(3))
+	s := defaultScanner(f)
+	f.Fuzz(func(t *testing.T, value, content []byte, block uint16) {
+		if len(value) < shortValueBytes || len(value) > maxValueBytes || bytes.ContainsAny(value, "\n\r") ||
+			bytes.Contains(value, []byte(`\n`)) || len(bytes.TrimSpace(value)) != len(value) || identRE.Match(value) ||
+			camelOrSnakeRE.Match(value) {
+			return
+		}
+		vals := NewValues()
+		vals.Add("r", value)
+		m := s.Matcher(vals)
+		spans, err := m.find(bytes.NewReader(content), int(block)%4096+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The plain search, with overlapping occurrences merged as find merges them.
+		var want [][2]int64
+		for i := 0; i+len(value) <= len(content); i++ {
+			if bytes.Equal(content[i:i+len(value)], value) {
+				if n := len(want); n > 0 && int64(i) < want[n-1][1] {
+					want[n-1][1] = int64(i + len(value))
+					continue
+				}
+				want = append(want, [2]int64{int64(i), int64(i + len(value))})
+			}
+		}
+		if len(spans) != len(want) {
+			t.Fatalf("found %d spans, a plain search %d", len(spans), len(want))
+		}
+		for i, sp := range spans {
+			if sp.start != want[i][0] || sp.end != want[i][1] {
+				t.Fatalf("span %d = [%d,%d), want %v", i, sp.start, sp.end, want[i])
+			}
+		}
+	})
+}
+
+func TestWordyName(t *testing.T) {
+	for v, want := range map[string]bool{
+		"testP256PrivateKey": true, "DefaultTimeout": true, "MAX_RETRIES": true, "encodeUserPassword": true,
+		"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP": false, "aB3xQ9zL2mN8pR4t": false, "Xk3j9Qz7Lp2Mv8Nw": false,
+	} {
+		if got := wordyName([]byte(v)); got != want {
+			t.Errorf("wordyName(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
