@@ -66,7 +66,7 @@ func TestCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		if f == PDF {
-			preparePDF(lim) // compile PDFium outside the timing
+			needPDFium(t) // compile PDFium outside the timing
 		}
 		var out bytes.Buffer
 		start := time.Now()
@@ -176,4 +176,3 @@ func wordBag(s string) map[string]int {
 	}
 	return m
 }
-

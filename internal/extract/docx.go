@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// maxTableDepth bounds tables nested in table cells; deeper ones are read
-// as text of their outer cell.
+// maxTableDepth bounds tables nested in table cells; a document nesting
+// them deeper is refused.
 const maxTableDepth = 32
 
 // extractDOCX reads word/document.xml as a stream: paragraphs become
@@ -195,6 +195,9 @@ func (w *docxWriter) start(e xml.StartElement) error {
 		w.para.WriteByte('-')
 	case "tbl":
 		w.tables = append(w.tables, &docxTable{})
+		if len(w.tables) > maxTableDepth {
+			return overLimit("tables nested more than %d deep", maxTableDepth)
+		}
 	case "tr":
 		if t := w.table(); t != nil {
 			t.row = t.row[:0]
@@ -256,9 +259,6 @@ func (w *docxWriter) end(e xml.EndElement) error {
 			return nil
 		}
 		return t.tb.write(w.out)
-	}
-	if len(w.tables) > maxTableDepth {
-		return overLimit("tables nested more than %d deep", maxTableDepth)
 	}
 	return nil
 }

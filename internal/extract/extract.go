@@ -45,11 +45,14 @@ const (
 	ReasonEncrypted  = "encrypted"  // a password or DRM stands between us and the text
 	ReasonUnreadable = "unreadable" // malformed or truncated; Err says where
 	ReasonOverLimit  = "over-limit" // a Limits bound was reached; Err names it
+	ReasonNoText     = "no-text"    // read, but it holds no text (a scan, only images)
 )
 
 // Refusal is why a document yields no text. Extract returns it for every
-// per-document failure; any other error means the caller's context ended
-// or the writer failed, and the run, not the document, is in trouble.
+// per-document failure, and for a document with no text at all (only
+// section markers would have been written); any other error means the
+// caller's context ended or the writer failed, and the run, not the
+// document, is in trouble.
 type Refusal struct {
 	Reason string // one of the Reason constants
 	Err    error  // the cause, naming what and where
@@ -246,8 +249,27 @@ func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Lim
 		return meta, err // the writer failed: the caller's problem
 	case err != nil:
 		return meta, unreadable("%v", err)
+	case out.content == 0:
+		return meta, &Refusal{ReasonNoText, fmt.Errorf("no text in %d %s", max(meta.Sections, 1), sectionNoun(f))}
 	}
 	return meta, nil
+}
+
+// sectionNoun names what Meta.Sections counts for a format.
+func sectionNoun(f Format) string {
+	switch f {
+	case PDF:
+		return "page(s)"
+	case XLSX, ODS:
+		return "sheet(s)"
+	case PPTX, ODP:
+		return "slide(s)"
+	case EPUB:
+		return "section(s)"
+	case IPYNB:
+		return "cell(s)"
+	}
+	return "document(s)"
 }
 
 // runGuarded turns a panic in a parser (ours or a library's) into an

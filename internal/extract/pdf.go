@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/klippa-app/go-pdfium"
@@ -135,10 +136,24 @@ func pdfPages(b *budget, inst pdfium.Pdfium, src io.ReaderAt, size int64, out *t
 			return err
 		}
 		if err := pdfPage(inst, doc.Document, i, out); err != nil {
-			return err
+			return pdfAbort(i+1, b.lim, err)
 		}
 	}
 	return out.Err()
+}
+
+// pdfAbort words a WebAssembly trap (PDFium calls abort when an
+// allocation fails past its memory ceiling) as what it means; the trap's
+// stack trace says nothing to a reader of files.json.
+func pdfAbort(page int, lim Limits, err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "wasm error") {
+		return err
+	}
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return unreadable("PDFium aborted on page %d (out of its %d MiB or an internal error): %s", page, lim.MaxPDFMemory>>20, strings.TrimPrefix(msg, "unreadable: "))
 }
 
 func pdfPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, out *textWriter) error {

@@ -125,6 +125,9 @@ func (w *pptxWriter) start(e xml.StartElement) error {
 		w.para.WriteByte('\n')
 	case "tbl":
 		w.tables = append(w.tables, &docxTable{})
+		if len(w.tables) > maxTableDepth {
+			return overLimit("tables nested more than %d deep", maxTableDepth)
+		}
 	case "tr":
 		if t := w.table(); t != nil {
 			t.row = t.row[:0]
@@ -183,9 +186,6 @@ func (w *pptxWriter) end(e xml.EndElement) error {
 		if !w.notes {
 			return t.tb.write(w.out)
 		}
-	}
-	if len(w.tables) > maxTableDepth {
-		return overLimit("tables nested more than %d deep", maxTableDepth)
 	}
 	return nil
 }

@@ -22,6 +22,8 @@ type textWriter struct {
 	blank    bool   // a blank line is due before the next text
 	started  bool   // some text has been written
 	prevCR   bool
+	marker   bool  // the current line is a section marker, not content
+	content  int64 // bytes of lines that are not markers
 	err      error
 	writeErr bool // err came from w, not from a limit
 }
@@ -106,6 +108,9 @@ func (t *textWriter) newline() {
 	t.emit(line)
 	t.emit([]byte{'\n'})
 	t.started = true
+	if !t.marker {
+		t.content += int64(len(line))
+	}
 }
 
 func (t *textWriter) emit(p []byte) {
@@ -152,6 +157,8 @@ func (t *textWriter) Blank() {
 // blank line before it.
 func (t *textWriter) Marker(kind string, n int, name string) error {
 	t.Blank()
+	t.marker = true
+	defer func() { t.marker = false }()
 	if name != "" {
 		return t.Linef("--- %s %d: %s ---", kind, n, oneLine(name))
 	}

@@ -49,7 +49,12 @@ type Entry struct {
 	Hash        string `json:"hash"`
 	Secrets     int    `json:"secrets"`
 	LinkTarget  string `json:"link_target,omitempty"`
-	Error       string `json:"error,omitempty"` // "stage: cause" for unreadable files
+	// A staged document holds the text extracted from it: the source
+	// format, and the extractor and its version (SPEC.md addition).
+	ExtractedFrom    string `json:"extracted_from,omitempty"`
+	Extractor        string `json:"extractor,omitempty"`
+	ExtractorVersion string `json:"extractor_version,omitempty"`
+	Error            string `json:"error,omitempty"` // "stage: cause" for unreadable files
 }
 
 // Pruned is a directory left unwalked, with why.
