@@ -4,12 +4,12 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench fmt clean
+.PHONY: build test vet staticcheck race pdf fuzz bench bench-extract fmt clean
 
 build:
 	$(GO) build -o bin/repoprep ./cmd/repoprep
 
-test: vet staticcheck race
+test: vet staticcheck race pdf
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -21,6 +21,12 @@ staticcheck:
 
 race:
 	$(GO) test -race -count=1 $(PKGS)
+
+# PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
+# so the tests that run it skip there and run here, without -race.
+pdf:
+	$(GO) test -count=1 ./internal/extract/
+	$(GO) test -count=1 -run PDF ./pipeline/ ./cmd/repoprep/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s

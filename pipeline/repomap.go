@@ -138,6 +138,8 @@ type mapFacts struct {
 	makeTargets                     []mapScripts
 	agents                          []mapAgent
 	leftOut                         []mapLeft
+	documents                       []mapCount // staged documents read as extracted text, by format
+	documentsTotal                  int
 	leftTotal                       int
 	pruned                          []mapCount // by path, or by base name when several share it
 	prunedTotal                     int
@@ -151,6 +153,7 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 	testDirs := map[string]map[string]int{} // dir name → dir path → files
 	left := map[string]map[string]int{}     // category → reason → files
 	var entries []*manifest.Entry           // staged, for entry point detection
+	documents := map[string]int{}           // format → staged documents
 
 	for i := range m.Files {
 		e := &m.Files[i]
@@ -172,6 +175,10 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 		}
 		f.staged++
 		f.stagedBytes += e.Size
+		if e.ExtractedFrom != "" {
+			documents[e.ExtractedFrom]++
+			f.documentsTotal++
+		}
 		if e.Oversize {
 			f.oversize++
 		}
@@ -243,6 +250,7 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 		f.leftOut = append(f.leftOut, l)
 	}
 	sort.SliceStable(f.leftOut, func(i, j int) bool { return f.leftOut[i].n > f.leftOut[j].n })
+	f.documents = rankCounts(documents)
 	f.pruned, f.prunedTotal = rankPruned(m.Pruned), len(m.Pruned)
 	f.kind = projectKind(entries, opts.Tree)
 	f.findEntryPoints(entries, dirs, opts.Tree)

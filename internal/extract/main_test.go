@@ -1,6 +1,7 @@
 package extract
 
 import (
+	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 	"sync"
 	"testing"
 )
@@ -13,16 +14,11 @@ var startPDFium = sync.OnceValue(func() error {
 	return preparePDF(Limits{MaxPDFMemory: testPDFMemory})
 })
 
-// needPDFium starts PDFium with the test ceiling (the pool takes the limit
-// of its first use) and skips the test under the race detector: wazero
-// compiling PDFium's 5.6 MB module takes minutes when the compiler itself
-// is instrumented (seconds without). `make test` runs this package a
-// second time without -race, so every PDF test runs in CI.
+// needPDFium skips the test under the race detector and starts PDFium
+// with the test ceiling (the pool takes the limit of its first use).
 func needPDFium(t testing.TB) {
 	t.Helper()
-	if raceEnabled {
-		t.Skip("PDFium tests run in the non-race pass of make test (compiling it under -race takes minutes)")
-	}
+	xt.SkipPDFUnderRace(t)
 	if err := startPDFium(); err != nil {
 		t.Fatal(err)
 	}

@@ -447,3 +447,15 @@ Caf\'e9 and na\u239?ve \{braces\} and a backslash \\.\par
 \pard After the table.\par
 }`)
 }
+
+// SkipPDFUnderRace skips a test that runs PDFium when the race detector
+// is on: wazero compiling PDFium's 5.6 MB WebAssembly module takes
+// minutes when the compiler itself is instrumented (seconds without).
+// `make test` runs the packages with PDF tests a second time without
+// -race, so they run in CI all the same.
+func SkipPDFUnderRace(t testing.TB) {
+	t.Helper()
+	if RaceEnabled {
+		t.Skip("PDFium runs in the non-race pass of make test (compiling it under -race takes minutes)")
+	}
+}
