@@ -105,7 +105,6 @@ type pptxWriter struct {
 	inText  bool
 	said    bool // a notes line was written
 	tables  []*docxTable
-	skipped int // depth inside a shape the notes leave out
 }
 
 func (w *pptxWriter) start(e xml.StartElement) error {
