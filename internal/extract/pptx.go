@@ -100,11 +100,11 @@ type pptxWriter struct {
 	b     *budget
 	notes bool
 
-	shape   string // placeholder type of the current shape ("title", "body", "" for none)
-	para    strings.Builder
-	inText  bool
-	said    bool // a notes line was written
-	tables  []*docxTable
+	shape  string // placeholder type of the current shape ("title", "body", "" for none)
+	para   strings.Builder
+	inText bool
+	said   bool // a notes line was written
+	tables []*docxTable
 }
 
 func (w *pptxWriter) start(e xml.StartElement) error {
