@@ -40,6 +40,13 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
+# Extraction over a real document corpus (a directory nobody here wrote):
+# per format extracted/refused, slowest document against the time limit,
+# and PDF word agreement with poppler's pdftotext. DOC_CORPUS=DIR.
+bench-extract:
+	@test -n "$(DOC_CORPUS)" || { echo "set DOC_CORPUS=DIR (see docs/extract.md)"; exit 2; }
+	REPOPREP_DOC_CORPUS="$(DOC_CORPUS)" $(GO) test -count=1 -run '^TestCorpus$$' -v ./internal/extract/ | grep -v '^=== RUN'
+
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
