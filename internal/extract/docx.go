@@ -155,9 +155,19 @@ type docxWriter struct {
 	list    bool
 	level   int
 	outline int
-	inText  bool // inside w:t
-	inPPr   bool // inside paragraph properties, where w:tab is a tab stop
+	inPara  bool
+	outer   []docxPara // paragraphs a text box's paragraphs interrupted
+	inText  bool       // inside w:t
+	inPPr   bool       // inside paragraph properties, where w:tab is a tab stop
 	tables  []*docxTable
+}
+
+// docxPara is a paragraph set aside while a text box inside it is read.
+type docxPara struct {
+	text           string
+	style          string
+	list           bool
+	level, outline int
 }
 
 type docxTable struct {
@@ -169,6 +179,13 @@ type docxTable struct {
 func (w *docxWriter) start(e xml.StartElement) error {
 	switch e.Name.Local {
 	case "p":
+		if w.inPara {
+			if len(w.outer) >= maxTableDepth {
+				return overLimit("text boxes nested more than %d deep", maxTableDepth)
+			}
+			w.outer = append(w.outer, docxPara{w.para.String(), w.style, w.list, w.level, w.outline})
+		}
+		w.inPara = true
 		w.para.Reset()
 		w.style, w.list, w.level, w.outline = "", false, 0, 0
 	case "pPr":
@@ -235,7 +252,18 @@ func (w *docxWriter) end(e xml.EndElement) error {
 	case "pPr":
 		w.inPPr = false
 	case "p":
-		return w.paragraph()
+		err := w.paragraph()
+		w.inPara = false
+		if n := len(w.outer); n > 0 {
+			// Back to the paragraph the text box sat in.
+			o := w.outer[n-1]
+			w.outer = w.outer[:n-1]
+			w.para.Reset()
+			w.para.WriteString(o.text)
+			w.style, w.list, w.level, w.outline = o.style, o.list, o.level, o.outline
+			w.inPara = true
+		}
+		return err
 	case "tc":
 		if t := w.table(); t != nil {
 			t.row = append(t.row, t.cell.String())

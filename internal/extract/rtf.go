@@ -22,15 +22,16 @@ const maxRTFDepth = 1000
 
 // rtfSkip are destinations whose content is not the document's text:
 // tables of fonts, colours and styles, metadata, pictures, field
-// instructions (the field's result is read), headers and footers.
+// instructions (the field's result is read). Headers and footers are
+// read: RTF writes them once, and some documents keep their text there.
 var rtfSkip = map[string]bool{
 	"fonttbl": true, "colortbl": true, "stylesheet": true, "info": true, "pict": true,
 	"object": true, "objdata": true, "fldinst": true, "listtable": true, "listoverridetable": true,
 	"revtbl": true, "rsidtbl": true, "generator": true, "xmlnstbl": true, "themedata": true,
 	"colorschememapping": true, "datastore": true, "latentstyles": true, "pgdsctbl": true,
-	"filetbl": true, "header": true, "headerl": true, "headerr": true, "headerf": true,
-	"footer": true, "footerl": true, "footerr": true, "footerf": true, "bkmkstart": true,
-	"bkmkend": true, "private": true, "nonshppict": true, "shpinst": true, "mmathPr": true,
+	"filetbl":   true,
+	"bkmkstart": true,
+	"bkmkend":   true, "private": true, "nonshppict": true, "shpinst": true, "mmathPr": true,
 	"listtext": true, "pntext": true, "pntxta": true, "pntxtb": true, "protusertbl": true,
 	"docvar": true, "template": true, "userprops": true, "wgrffmtfilter": true, "ftnsep": true,
 	"ftnsepc": true, "aftnsep": true, "aftnsepc": true, "footnote": true, "annotation": true,
@@ -105,6 +106,7 @@ type rtfParser struct {
 	row     []string
 	nread   int
 	inFonts bool
+	fresh   bool // nothing read yet in the current group: where \* may mark a destination
 }
 
 func extractRTF(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
@@ -146,6 +148,9 @@ func (p *rtfParser) run() error {
 		if err != nil {
 			return err
 		}
+		if c != '\\' {
+			p.fresh = false
+		}
 		switch c {
 		case '{':
 			p.flushBytes()
@@ -153,6 +158,8 @@ func (p *rtfParser) run() error {
 				return overLimit("groups nested more than %d deep", maxRTFDepth)
 			}
 			p.stack = append(p.stack, p.g)
+			p.fresh = true
+			continue
 		case '}':
 			p.flushBytes()
 			if len(p.stack) == 0 {
@@ -193,7 +200,12 @@ func (p *rtfParser) control() error {
 	if err != nil {
 		return nil
 	}
+	fresh := p.fresh
+	p.fresh = false
 	if !isASCIILetter(c) {
+		if c == '*' && !fresh {
+			return nil // \* means "ignorable destination" only right after '{'
+		}
 		return p.symbol(c)
 	}
 	word := []byte{c}
@@ -273,6 +285,13 @@ func (p *rtfParser) symbol(c byte) error {
 }
 
 func (p *rtfParser) word(w string, n int, hasNum bool) error {
+	if w == "bin" && hasNum && n > 0 {
+		// \binN: N bytes of raw binary data, braces and all.
+		if _, err := p.r.Discard(n); err != nil {
+			return nil
+		}
+		return nil
+	}
 	if rtfSkip[w] {
 		if w == "fonttbl" {
 			p.inFonts = true

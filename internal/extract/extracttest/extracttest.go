@@ -248,6 +248,7 @@ func DOCX(t testing.TB, extra ...string) []byte {
 <w:p><w:r><w:t>Key</w:t></w:r><w:r><w:tab/><w:t>Value</w:t></w:r><w:r><w:br/><w:t>next line</w:t></w:r></w:p>
 <w:p><mc:AlternateContent><mc:Choice Requires="wps"><w:r><w:t>chosen text</w:t></w:r></mc:Choice><mc:Fallback><w:r><w:t>fallback copy</w:t></w:r></mc:Fallback></mc:AlternateContent></w:p>
 <w:p><w:r><w:instrText> PAGE </w:instrText></w:r><w:r><w:t>Ünïcödé 中文 ✓</w:t></w:r></w:p>
+<w:p><w:r><w:t xml:space="preserve">Before the box, </w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><w:txbxContent><w:p><w:r><w:t>boxed text</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>boxed text</w:t></w:r></w:p></w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r><w:r><w:t>after the box.</w:t></w:r></w:p>
 `
 	for _, p := range extra {
 		var esc strings.Builder
@@ -438,7 +439,8 @@ func IPYNB(t testing.TB) []byte {
 func RTF() []byte {
 	return []byte(`{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0\fswiss\fcharset0 Arial;}{\f1\fnil\fcharset134 SimSun;}}
 {\colortbl;\red255\green0\blue0;}{\*\generator Test;}{\info{\title Secret title}}
-\pard\f0\fs24 Meeting notes\par
+{\header\pard Page header\par}
+\pard\f0\fs24 Meeting notes {\loch\i0\*\cs7 (styled)}\par
 Caf\'e9 and na\u239?ve \{braces\} and a backslash \\.\par
 \u20013?\u25991? via unicode, {\f1\'d6\'d0\'ce\'c4} via GBK.\line New line\tab after tab.\par
 {\field{\*\fldinst HYPERLINK "http://example.com"}{\fldrslt link text}}\par
