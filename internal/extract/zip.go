@@ -69,7 +69,9 @@ func oleRefusal(src io.ReaderAt, size int64) error {
 		if err != nil {
 			break
 		}
-		if e.Name == "EncryptionInfo" || e.Name == "EncryptedPackage" {
+		// Compound File names compare case-insensitively; some writers
+		// upper-case them (ENCRYPTEDPACKAGE).
+		if strings.EqualFold(e.Name, "EncryptionInfo") || strings.EqualFold(e.Name, "EncryptedPackage") {
 			return encrypted("password-protected Office document (%s stream)", e.Name)
 		}
 	}
