@@ -447,6 +447,7 @@ Caf\'e9 and na\u239?ve \{braces\} and a backslash \\.\par
 \trowd\cellx1000\cellx2000\pard\intbl Name\cell Role\cell\row
 \trowd\cellx1000\cellx2000\pard\intbl Ana\cell Lead\cell\row
 \pard After the table.\par
+{\pict\bin4 }}}}}Binary picture data skipped.\par
 }`)
 }
 
