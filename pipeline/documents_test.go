@@ -38,6 +38,9 @@ func TestDocumentsExtracted(t *testing.T) {
 		"docs/bomb.docx": string(xt.ZipBomb(t, "word/document.xml", 1<<30, true,
 			xt.Part{Name: "_rels/.rels", Body: `<Relationships/>`})),
 		"legacy/old.doc": "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1" + strings.Repeat("\x00", 504),
+		// Garbled text, more than normalize's 64 KiB sample: normalize
+		// refuses it while the extractor is still writing.
+		"docs/garbled.docx": string(xt.DOCX(t, strings.Repeat("CafÃ© crÃ¨me brÃ»lÃ©e, dÃ©jÃ  vu. ", 5000))),
 	}
 	writeFiles(t, src, files)
 	out := filepath.Join(t.TempDir(), "out")
@@ -70,7 +73,7 @@ func TestDocumentsExtracted(t *testing.T) {
 	if e := byPath["docs/spec.docx"]; e.Secrets < 2 {
 		t.Errorf("secrets in the document: %d, want the key and the connection string", e.Secrets)
 	}
-	refused := map[string]string{"docs/locked.odt": "encrypted", "docs/broken.docx": "unreadable", "docs/bomb.docx": "over-limit"}
+	refused := map[string]string{"docs/locked.odt": "encrypted", "docs/broken.docx": "unreadable", "docs/bomb.docx": "over-limit", "docs/garbled.docx": "mojibake"}
 	for p, reason := range refused {
 		e := byPath[p]
 		if e.Staged || e.Category != "document" || e.Reason != reason || !strings.HasPrefix(e.Error, "extract: ") || e.ExtractedFrom != "" {
@@ -102,7 +105,7 @@ func TestDocumentsExtracted(t *testing.T) {
 	if got := fmt.Sprint(a.DocumentsExtracted); !strings.Contains(got, "{docx 1 ") || len(a.DocumentsExtracted) != 7 {
 		t.Errorf("audit documents extracted: %v", a.DocumentsExtracted)
 	}
-	if got := fmt.Sprint(a.DocumentsRefused); len(a.DocumentsRefused) != 3 || !strings.Contains(got, "encrypted 1") {
+	if got := fmt.Sprint(a.DocumentsRefused); len(a.DocumentsRefused) != 4 || !strings.Contains(got, "encrypted 1") {
 		t.Errorf("audit documents refused: %v", got)
 	}
 	repoMap, _ := os.ReadFile(filepath.Join(out, "REPO_MAP.md"))

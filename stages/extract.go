@@ -84,7 +84,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 		e.removeStaged(rec.Path)
 		rec.Reason, rec.Err = refusal.Reason, "extract: "+refusal.Err.Error()
 		return nil
-	case exErr != nil:
+	case exErr != nil && !errors.Is(exErr, errStopped):
 		e.removeStaged(rec.Path)
 		return fmt.Errorf("extract %s: %w", rec.Path, exErr)
 	case errors.Is(normErr, textenc.ErrMojibake):
