@@ -109,7 +109,8 @@ func TestDocumentsExtracted(t *testing.T) {
 		t.Errorf("audit documents refused: %v", got)
 	}
 	repoMap, _ := os.ReadFile(filepath.Join(out, "REPO_MAP.md"))
-	if !strings.Contains(string(repoMap), "7 documents (") || !strings.Contains(string(repoMap), "read as the text extracted from them") {
+	if !strings.Contains(string(repoMap), "7 documents (") || !strings.Contains(string(repoMap), "read as the text extracted from them") ||
+		!strings.Contains(string(repoMap), "; 4 documents could not be read as text") {
 		t.Errorf("REPO_MAP.md does not mention the documents:\n%s", repoMap)
 	}
 	drifts, err := Verify(t.Context(), out)

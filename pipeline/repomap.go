@@ -140,6 +140,7 @@ type mapFacts struct {
 	leftOut                         []mapLeft
 	documents                       []mapCount // staged documents read as extracted text, by format
 	documentsTotal                  int
+	documentsRefused                int // documents an extractor refused (their reason says why)
 	leftTotal                       int
 	pruned                          []mapCount // by path, or by base name when several share it
 	prunedTotal                     int
@@ -162,6 +163,9 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 			f.agents = append(f.agents, readAgentFile(e, opts.Tree))
 		}
 		if !e.Staged {
+			if strings.HasPrefix(e.Error, "extract: ") {
+				f.documentsRefused++
+			}
 			if e.DuplicateOf != "" {
 				f.dups++
 				continue
