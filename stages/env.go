@@ -14,11 +14,14 @@ import (
 // rules and the limits. It is read-only while stages run, so workers share
 // one Env without locks.
 type Env struct {
-	Src          *os.Root       // the input tree, only read
-	TreeDir      string         // OUT/tree of the snapshot being built
-	Rules        *rules.Set     // classes, junk names, secret rules
-	MaxTextBytes int64          // text larger than this is staged but flagged oversize
-	Extract      extract.Limits // per-document limits of text extraction; zero fields take the defaults
+	Src          *os.Root   // the input tree, only read
+	TreeDir      string     // OUT/tree of the snapshot being built
+	Rules        *rules.Set // classes, junk names, secret rules
+	MaxTextBytes int64      // text larger than this is staged but flagged oversize
+
+	// Extract bounds each document's text extraction; zero fields take
+	// extract.DefaultLimits.
+	Extract extract.Limits
 }
 
 // errNotRegular means a path that the scan saw as a regular file is now

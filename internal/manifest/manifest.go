@@ -49,12 +49,14 @@ type Entry struct {
 	Hash        string `json:"hash"`
 	Secrets     int    `json:"secrets"`
 	LinkTarget  string `json:"link_target,omitempty"`
-	// A staged document holds the text extracted from it: the source
-	// format, and the extractor and its version (SPEC.md addition).
+	Error       string `json:"error,omitempty"` // "stage: cause" for unreadable files
+
+	// A document whose text was extracted and staged under its path: the
+	// source format, and the extractor and its version (a SPEC.md
+	// addition, docs/extract.md).
 	ExtractedFrom    string `json:"extracted_from,omitempty"`
 	Extractor        string `json:"extractor,omitempty"`
 	ExtractorVersion string `json:"extractor_version,omitempty"`
-	Error            string `json:"error,omitempty"` // "stage: cause" for unreadable files
 }
 
 // Pruned is a directory left unwalked, with why.
