@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens bench-secrets fmt clean release
+.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens bench-secrets bench-extract pdf fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -15,7 +15,7 @@ LDFLAGS := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/repoprep ./cmd/repoprep
 
-test: vet staticcheck race
+test: vet staticcheck race pdf
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -27,6 +27,12 @@ staticcheck:
 
 race:
 	$(GO) test -race -count=1 $(PKGS)
+
+# PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
+# so the tests that run it skip there and run here, without -race.
+pdf:
+	$(GO) test -count=1 ./internal/extract/
+	$(GO) test -count=1 -run PDF ./pipeline/ ./cmd/repoprep/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s
@@ -84,6 +90,12 @@ bench-secrets:
 	  export REPOPREP_GITLEAKS=$$gobin/gitleaks; else echo "gitleaks not installed: comparison skipped"; fi; \
 	REPOPREP_BENCH_SECRETS=1 $(GO) test ./internal/secrets -run 'TestLabeledCorpus' -count=1 -v | grep -v '^=== RUN'; \
 	status=$$?; rm -rf $$gobin; exit $$status
+# Extraction over a real document corpus (a directory nobody here wrote):
+# per format extracted/refused, slowest document against the time limit,
+# and PDF word agreement with poppler's pdftotext. DOC_CORPUS=DIR.
+bench-extract:
+	@test -n "$(DOC_CORPUS)" || { echo "set DOC_CORPUS=DIR (see docs/extract.md)"; exit 2; }
+	REPOPREP_DOC_CORPUS="$(DOC_CORPUS)" $(GO) test -count=1 -run '^TestCorpus$$' -v ./internal/extract/ | grep -v '^=== RUN'
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -48,6 +48,13 @@ type Audit struct {
 	DuplicateFiles  int   `json:"duplicate_files"` // files replaced by a pointer to their canonical copy
 	DuplicateBytes  int64 `json:"duplicate_bytes"` // bytes those files would have taken
 
+	// Documents whose text was extracted, by format, and documents an
+	// extractor refused, by reason (encrypted, unreadable, over-limit,
+	// no-text). Formats no extractor reads (legacy .doc, .xls) are in
+	// Reasons as document/office, as before.
+	DocumentsExtracted []AuditCount `json:"documents_extracted,omitempty"`
+	DocumentsRefused   []AuditCount `json:"documents_refused,omitempty"`
+
 	Secrets      []AuditCount `json:"secrets"` // findings per rule
 	SecretsTotal int          `json:"secrets_total"`
 	Stages       []StageTime  `json:"stages"`
@@ -93,6 +100,7 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 	encs := map[string]*AuditCount{}
 	groups := map[string]bool{}
 	var left leftOut
+	docsOut, docsLeft := map[string]*AuditCount{}, map[string]*AuditCount{}
 	add := func(byName map[string]*AuditCount, name string, size int64) {
 		c := byName[name]
 		if c == nil {
@@ -130,6 +138,12 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 			a.Mismatches = append(a.Mismatches, AuditFile{Path: e.Path, Size: e.Size, Category: e.Category, Mime: e.Mime, Test: e.Test})
 		}
 		left.add(e)
+		switch {
+		case e.ExtractedFrom != "" && e.Staged:
+			add(docsOut, e.ExtractedFrom, e.Size)
+		case strings.HasPrefix(e.Error, "extract: "):
+			add(docsLeft, e.Reason, e.Size)
+		}
 		if e.DuplicateOf != "" {
 			a.DuplicateFiles++
 			a.DuplicateBytes += e.Size
@@ -152,6 +166,8 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 	a.DirsByFiles = auditRank(dirs, byFiles, auditTopDirs)
 	a.DirsByBytes = auditRank(dirs, byBytes, auditTopDirs)
 	a.Encodings = auditRank(encs, byFiles, 0)
+	a.DocumentsExtracted = auditRank(docsOut, byFiles, 0)
+	a.DocumentsRefused = auditRank(docsLeft, byFiles, 0)
 	rules := map[string]*AuditCount{}
 	for rule, n := range secretsByRule {
 		rules[rule] = &AuditCount{Name: rule, Files: n}
@@ -270,6 +286,15 @@ func (a Audit) Render(w io.Writer, color bool) error {
 		r.title("Duplicates")
 		r.row("groups", mapNum(a.DuplicateGroups))
 		r.row("files dropped", mapNum(a.DuplicateFiles), auditBytes(a.DuplicateBytes)+" saved")
+	}
+	if len(a.DocumentsExtracted)+len(a.DocumentsRefused) > 0 {
+		r.title("Documents")
+		for _, c := range a.DocumentsExtracted {
+			r.row("extracted "+c.Name, mapNum(c.Files), auditBytes(c.Bytes))
+		}
+		for _, c := range a.DocumentsRefused {
+			r.row("refused: "+c.Name, mapNum(c.Files), auditBytes(c.Bytes))
+		}
 	}
 	if a.SecretsTotal > 0 {
 		r.title("Secrets")

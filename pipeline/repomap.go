@@ -128,6 +128,9 @@ type mapFacts struct {
 	makeTargets                     []mapScripts
 	agents                          []mapAgent
 	leftOut                         []mapLeft
+	documents                       []mapCount // staged documents read as extracted text, by format
+	documentsTotal                  int
+	documentsRefused                int // documents an extractor refused (their reason says why)
 	leftTotal                       int
 	pruned                          []mapCount // by path, or by base name when several share it
 	prunedTotal                     int
@@ -141,6 +144,7 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 	testDirs := map[string]map[string]int{} // dir name → dir path → files
 	left := map[string]map[string]int{}     // category → reason → files
 	var entries []*manifest.Entry           // staged, for entry point detection
+	documents := map[string]int{}           // format → staged documents
 
 	var resolver *instructions.Resolver // made on the first unstaged instruction file
 	resolve := func(p string) string {
@@ -157,6 +161,9 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 			f.agents = append(f.agents, readAgentFile(e, opts.Tree, resolve))
 		}
 		if !e.Staged {
+			if strings.HasPrefix(e.Error, "extract: ") {
+				f.documentsRefused++
+			}
 			if e.DuplicateOf != "" {
 				f.dups++
 				continue
@@ -170,6 +177,10 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 		}
 		f.staged++
 		f.stagedBytes += e.Size
+		if e.ExtractedFrom != "" {
+			documents[e.ExtractedFrom]++
+			f.documentsTotal++
+		}
 		if e.Oversize {
 			f.oversize++
 		}
@@ -241,6 +252,7 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 		f.leftOut = append(f.leftOut, l)
 	}
 	sort.SliceStable(f.leftOut, func(i, j int) bool { return f.leftOut[i].n > f.leftOut[j].n })
+	f.documents = rankCounts(documents)
 	f.pruned, f.prunedTotal = rankPruned(m.Pruned), len(m.Pruned)
 	f.kind = projectKind(entries, opts.Tree)
 	f.findEntryPoints(entries, dirs, opts.Tree)

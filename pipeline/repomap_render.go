@@ -53,6 +53,9 @@ func (f *mapFacts) render(c mapCaps) string {
 	b.WriteString("\n## Reading more\n")
 	b.WriteString("- `list_files` pages through files.json (filter by prefix, glob, category, test); `search` runs a regular expression over the staged tree.\n")
 	b.WriteString("- `read_file` takes paths from files.json, with optional line ranges; a duplicate path serves its canonical copy.\n")
+	if f.documentsTotal+f.documentsRefused > 0 {
+		f.renderDocuments(&b, c)
+	}
 	if f.oversize > 0 {
 		fmt.Fprintf(&b, "- %s oversize %s served by line range only; oversize.json lists %s with %s first lines.\n",
 			mapNum(f.oversize), mapPlural(f.oversize, "file is", "files are"), mapPlural(f.oversize, "it", "them"), mapPlural(f.oversize, "its", "their"))
@@ -167,6 +170,37 @@ func (f *mapFacts) renderTests(b *strings.Builder, c mapCaps) {
 }
 
 // elideCounts shortens the code-span names of counts to about maxRunes.
+// renderDocuments says which staged files are documents read as text.
+func (f *mapFacts) renderDocuments(b *strings.Builder, c mapCaps) {
+	var kinds []string
+	for i, d := range f.documents {
+		if i == c.reasons {
+			kinds = append(kinds, "…")
+			break
+		}
+		kinds = append(kinds, d.name+" "+mapNum(d.n))
+	}
+	list := ""
+	if len(kinds) > 0 && kinds[0] != "…" {
+		list = " (" + strings.Join(kinds, ", ") + ")"
+	}
+	b.WriteString("- ")
+	if f.documentsTotal > 0 {
+		fmt.Fprintf(b, "%s %s%s %s as the text extracted from %s, under %s own %s (`extracted_from` in files.json)",
+			mapNum(f.documentsTotal), mapPlural(f.documentsTotal, "document", "documents"), list,
+			mapPlural(f.documentsTotal, "reads", "read"), mapPlural(f.documentsTotal, "it", "them"),
+			mapPlural(f.documentsTotal, "its", "their"), mapPlural(f.documentsTotal, "path", "paths"))
+		if f.documentsRefused > 0 {
+			b.WriteString("; ")
+		}
+	}
+	if f.documentsRefused > 0 {
+		fmt.Fprintf(b, "%s %s could not be read as text (encrypted, unreadable, over a limit or without text: `reason` in files.json)",
+			mapNum(f.documentsRefused), mapPlural(f.documentsRefused, "document", "documents"))
+	}
+	b.WriteString(".\n")
+}
+
 func elideCounts(cs []mapCount, maxRunes int) []mapCount {
 	out := make([]mapCount, len(cs))
 	for i, c := range cs {

@@ -29,6 +29,7 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Mani
 			ExtMismatch: r.ExtMismatch, Staged: r.Staged, Oversize: r.Oversize,
 			DuplicateOf: r.DuplicateOf, Hash: r.Hash, Secrets: r.Secrets,
 			LinkTarget: r.LinkTarget, Error: r.Err,
+			ExtractedFrom: r.ExtractedFrom, Extractor: r.Extractor, ExtractorVersion: r.ExtractorVersion,
 		})
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })

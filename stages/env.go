@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/extract"
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -24,6 +25,10 @@ type Env struct {
 	// generated), filled lazily by the workers: the only Env state that
 	// changes while stages run, and safe for concurrent use.
 	dirs sync.Map // OS directory path relative to Src -> *dirFacts
+
+	// Extract bounds each document's text extraction; zero fields take
+	// extract.DefaultLimits.
+	Extract extract.Limits
 }
 
 // openSrc opens a record's file for reading relative to its directory's

@@ -16,11 +16,15 @@ import (
 )
 
 // Normalize decodes a source or text file to clean UTF-8 with LF endings and
-// writes it to the snapshot's tree at the same relative path. A file it
+// writes it to the snapshot's tree at the same relative path; a document's
+// extracted text is staged the same way (see extractDocument). A file it
 // cannot decode without garbling is refused (reason undecodable, mojibake or
 // binary) and nothing is staged for it. A failed write (a full disk) is
 // returned: a snapshot missing files must not be published.
 func (e *Env) Normalize(ctx context.Context, rec *Record) error {
+	if !rec.Skip() && rec.Category == "document" {
+		return e.extractDocument(ctx, rec)
+	}
 	if rec.Skip() || (rec.Category != "source" && rec.Category != "text") {
 		return nil
 	}

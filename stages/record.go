@@ -56,6 +56,11 @@ type Record struct {
 	Oversize bool
 	OutSize  int64 // bytes of the staged copy
 
+	// normalize, for documents: what the staged text was extracted from
+	ExtractedFrom    string // the document's format ("pdf", "docx", ...)
+	Extractor        string // the library or our own reader
+	ExtractorVersion string
+
 	// dedup and secrets
 	DuplicateOf string
 	Hash        string

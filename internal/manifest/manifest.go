@@ -50,6 +50,13 @@ type Entry struct {
 	Secrets     int    `json:"secrets"`
 	LinkTarget  string `json:"link_target,omitempty"`
 	Error       string `json:"error,omitempty"` // "stage: cause" for unreadable files
+
+	// A document whose text was extracted and staged under its path: the
+	// source format, and the extractor and its version (a SPEC.md
+	// addition, docs/extract.md).
+	ExtractedFrom    string `json:"extracted_from,omitempty"`
+	Extractor        string `json:"extractor,omitempty"`
+	ExtractorVersion string `json:"extractor_version,omitempty"`
 }
 
 // Pruned is a directory left unwalked, with why.

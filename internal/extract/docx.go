@@ -1,0 +1,326 @@
+package extract
+
+import (
+	"encoding/xml"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// maxTableDepth bounds tables nested in table cells; a document nesting
+// them deeper is refused.
+const maxTableDepth = 32
+
+// extractDOCX reads word/document.xml as a stream: paragraphs become
+// lines, heading styles Markdown headings, numbered or bulleted paragraphs
+// list items, tables Markdown tables. Deleted revisions, field codes and
+// the fallback copies of alternate content are left out. Headers, footers,
+// footnotes and comments are not read.
+func extractDOCX(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
+	z, err := openZip(b, src, size)
+	if err != nil {
+		return err
+	}
+	main, err := z.mainPart("word/document.xml")
+	if err != nil {
+		return err
+	}
+	styles, err := docxHeadingStyles(z)
+	if err != nil {
+		return err
+	}
+	s, err := z.xml(main)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	w := &docxWriter{out: out, b: b, styles: styles}
+	if err := walkXML(s, w.start, w.end, w.text); err != nil {
+		return err
+	}
+	b.sections = 1
+	return out.Err()
+}
+
+// walkXML calls start, end and text for each token of a part, leaving out
+// the mc:Fallback copies of alternate content (the mc:Choice is read).
+func walkXML(s *xmlStream, start func(xml.StartElement) error, end func(xml.EndElement) error, text func([]byte) error) error {
+	skip := 0
+	for {
+		tok, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if skip > 0 || t.Name.Local == "Fallback" {
+				skip++
+				continue
+			}
+			if err := start(t); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			if skip > 0 {
+				skip--
+				continue
+			}
+			if err := end(t); err != nil {
+				return err
+			}
+		case xml.CharData:
+			if skip == 0 {
+				if err := text(t); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+var headingStyleName = regexp.MustCompile(`(?i)^heading\s*([1-9])$`)
+
+// docxHeadingStyles maps paragraph style ids to heading levels, from each
+// style's name ("heading 2", "Title") or outline level.
+func docxHeadingStyles(z *zipDoc) (map[string]int, error) {
+	levels := map[string]int{}
+	if !z.has("word/styles.xml") {
+		return levels, nil
+	}
+	s, err := z.xml("word/styles.xml")
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var id string
+	for {
+		tok, err := s.next()
+		if err == io.EOF {
+			return levels, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch e.Name.Local {
+		case "style":
+			id = attr(e, "styleId")
+		case "name":
+			name := attr(e, "val")
+			if m := headingStyleName.FindStringSubmatch(name); m != nil {
+				levels[id] = int(m[1][0] - '0')
+			} else if strings.EqualFold(name, "title") {
+				levels[id] = 1
+			}
+		case "outlineLvl":
+			if n, err := strconv.Atoi(attr(e, "val")); err == nil && n >= 0 && n < 9 && id != "" {
+				if _, named := levels[id]; !named {
+					levels[id] = n + 1
+				}
+			}
+		}
+	}
+}
+
+// docxLevel is the heading level of a paragraph style, falling back on
+// ids such as "Heading2" when styles.xml says nothing.
+func docxLevel(styles map[string]int, id string) int {
+	if l, ok := styles[id]; ok {
+		return l
+	}
+	if m := headingStyleName.FindStringSubmatch(id); m != nil {
+		return int(m[1][0] - '0')
+	}
+	if strings.EqualFold(id, "title") {
+		return 1
+	}
+	return 0
+}
+
+// docxWriter is the state of one pass over document.xml.
+type docxWriter struct {
+	out    *textWriter
+	b      *budget
+	styles map[string]int
+
+	para    strings.Builder
+	style   string
+	list    bool
+	level   int
+	outline int
+	inPara  bool
+	outer   []docxPara // paragraphs a text box's paragraphs interrupted
+	inText  bool       // inside w:t
+	inPPr   bool       // inside paragraph properties, where w:tab is a tab stop
+	tables  []*docxTable
+}
+
+// docxPara is a paragraph set aside while a text box inside it is read.
+type docxPara struct {
+	text           string
+	style          string
+	list           bool
+	level, outline int
+}
+
+type docxTable struct {
+	tb   table
+	row  []string
+	cell strings.Builder
+}
+
+func (w *docxWriter) start(e xml.StartElement) error {
+	switch e.Name.Local {
+	case "p":
+		if w.inPara {
+			if len(w.outer) >= maxTableDepth {
+				return overLimit("text boxes nested more than %d deep", maxTableDepth)
+			}
+			w.outer = append(w.outer, docxPara{w.para.String(), w.style, w.list, w.level, w.outline})
+		}
+		w.inPara = true
+		w.para.Reset()
+		w.style, w.list, w.level, w.outline = "", false, 0, 0
+	case "pPr":
+		w.inPPr = true
+	case "pStyle":
+		w.style = attr(e, "val")
+	case "numPr":
+		w.list = true
+	case "ilvl":
+		w.level, _ = strconv.Atoi(attr(e, "val"))
+	case "outlineLvl":
+		if n, err := strconv.Atoi(attr(e, "val")); err == nil && n < 9 {
+			w.outline = n + 1
+		}
+	case "t":
+		w.inText = true
+	case "tab":
+		if !w.inPPr {
+			w.para.WriteByte('\t')
+		}
+	case "br", "cr":
+		w.para.WriteByte('\n')
+	case "noBreakHyphen":
+		w.para.WriteByte('-')
+	case "tbl":
+		w.tables = append(w.tables, &docxTable{})
+		if len(w.tables) > maxTableDepth {
+			return overLimit("tables nested more than %d deep", maxTableDepth)
+		}
+	case "tr":
+		if t := w.table(); t != nil {
+			t.row = t.row[:0]
+		}
+	case "tc":
+		if t := w.table(); t != nil {
+			t.cell.Reset()
+			if err := w.b.cell(1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *docxWriter) table() *docxTable {
+	if len(w.tables) == 0 {
+		return nil
+	}
+	return w.tables[len(w.tables)-1]
+}
+
+func (w *docxWriter) text(t []byte) error {
+	if !w.inText {
+		return nil
+	}
+	w.para.Write(t)
+	return w.b.hold(w.para.Len())
+}
+
+func (w *docxWriter) end(e xml.EndElement) error {
+	switch e.Name.Local {
+	case "t":
+		w.inText = false
+	case "pPr":
+		w.inPPr = false
+	case "p":
+		err := w.paragraph()
+		w.inPara = false
+		if n := len(w.outer); n > 0 {
+			// Back to the paragraph the text box sat in.
+			o := w.outer[n-1]
+			w.outer = w.outer[:n-1]
+			w.para.Reset()
+			w.para.WriteString(o.text)
+			w.style, w.list, w.level, w.outline = o.style, o.list, o.level, o.outline
+			w.inPara = true
+		}
+		return err
+	case "tc":
+		if t := w.table(); t != nil {
+			t.row = append(t.row, t.cell.String())
+			return w.b.hold(t.cell.Len())
+		}
+	case "tr":
+		if t := w.table(); t != nil {
+			return t.tb.add(append([]string(nil), t.row...), w.b)
+		}
+	case "tbl":
+		if len(w.tables) == 0 {
+			return nil
+		}
+		t := w.tables[len(w.tables)-1]
+		w.tables = w.tables[:len(w.tables)-1]
+		if outer := w.table(); outer != nil {
+			// A table inside a cell: its rows go into the cell as text.
+			for _, row := range t.tb.rows {
+				addCellLine(&outer.cell, strings.Join(row, " ; "))
+			}
+			return nil
+		}
+		return t.tb.write(w.out)
+	}
+	return nil
+}
+
+// paragraph ends a w:p: into the current table cell, or out as a line.
+func (w *docxWriter) paragraph() error {
+	text := w.para.String()
+	if t := w.table(); t != nil {
+		addCellLine(&t.cell, text)
+		return nil
+	}
+	if strings.TrimSpace(text) == "" {
+		return w.out.Err()
+	}
+	level := docxLevel(w.styles, w.style)
+	if level == 0 {
+		level = w.outline
+	}
+	switch {
+	case level > 0:
+		return w.out.Heading(level, text)
+	case w.list:
+		return w.out.Line(strings.Repeat("  ", min(max(w.level, 0), 8)) + "- " + strings.TrimSpace(text))
+	}
+	return w.out.Line(text)
+}
+
+// addCellLine adds a paragraph to a table cell's text, one per line.
+func addCellLine(cell *strings.Builder, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	if cell.Len() > 0 {
+		cell.WriteByte('\n')
+	}
+	cell.WriteString(text)
+}

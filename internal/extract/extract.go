@@ -1,0 +1,382 @@
+// Package extract turns binary documents (PDF, Office Open XML,
+// OpenDocument, RTF, EPUB, Jupyter notebooks) into UTF-8 text an agent can
+// read: Markdown where structure helps (headings, tables), one section per
+// page, sheet or slide behind a marker such as "--- page 3 ---".
+//
+// Documents are hostile input. Every extraction runs under Limits (time,
+// decompressed bytes, pages, sheets, cells, output text) and ends in text
+// or a *Refusal naming why: encrypted, unreadable (with the cause) or
+// over-limit. Nothing here writes to disk or reads anything but the bytes
+// it is given.
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Format is a document format extraction knows, as files.json's
+// extracted_from names it.
+type Format string
+
+// The formats with an extractor.
+const (
+	PDF   Format = "pdf"
+	DOCX  Format = "docx"
+	XLSX  Format = "xlsx"
+	PPTX  Format = "pptx"
+	ODT   Format = "odt"
+	ODS   Format = "ods"
+	ODP   Format = "odp"
+	RTF   Format = "rtf"
+	EPUB  Format = "epub"
+	IPYNB Format = "ipynb"
+)
+
+// Refusal reasons, as files.json's reason field carries them.
+const (
+	ReasonEncrypted  = "encrypted"  // a password or DRM stands between us and the text
+	ReasonUnreadable = "unreadable" // malformed or truncated; Err says where
+	ReasonOverLimit  = "over-limit" // a Limits bound was reached; Err names it
+	ReasonNoText     = "no-text"    // read, but it holds no text (a scan, only images)
+)
+
+// Refusal is why a document yields no text. Extract returns it for every
+// per-document failure, and for a document with no text at all (only
+// section markers would have been written); any other error means the
+// caller's context ended or the writer failed, and the run, not the
+// document, is in trouble.
+type Refusal struct {
+	Reason string // one of the Reason constants
+	Err    error  // the cause, naming what and where
+}
+
+func (r *Refusal) Error() string { return r.Reason + ": " + r.Err.Error() }
+func (r *Refusal) Unwrap() error { return r.Err }
+
+func encrypted(format string, args ...any) error {
+	return &Refusal{ReasonEncrypted, fmt.Errorf(format, args...)}
+}
+
+func unreadable(format string, args ...any) error {
+	return &Refusal{ReasonUnreadable, fmt.Errorf(format, args...)}
+}
+
+func overLimit(format string, args ...any) error {
+	return &Refusal{ReasonOverLimit, fmt.Errorf(format, args...)}
+}
+
+// Limits bound the work one document may cost. A zero field takes its
+// default from DefaultLimits.
+type Limits struct {
+	Timeout         time.Duration // wall time per document
+	MaxInputBytes   int64         // the document file itself
+	MaxInflateBytes int64         // bytes decompressed from zip entries and read from them
+	MaxTextBytes    int64         // extracted text written
+	MaxPages        int           // PDF pages, slides, EPUB sections, notebook cells
+	MaxSheets       int           // spreadsheet sheets
+	MaxCells        int64         // spreadsheet and table cells visited, empty ones included
+	MaxPDFMemory    int64         // memory of the sandbox PDFium runs in
+}
+
+// DefaultLimits are generous for real documents (a 2,000-page manual, a
+// workbook of two million cells) and small enough that a hostile one costs
+// seconds and a few hundred MB at most.
+func DefaultLimits() Limits {
+	return Limits{
+		Timeout:         30 * time.Second,
+		MaxInputBytes:   256 << 20,
+		MaxInflateBytes: 256 << 20,
+		MaxTextBytes:    16 << 20,
+		MaxPages:        5000,
+		MaxSheets:       256,
+		MaxCells:        2_000_000,
+		MaxPDFMemory:    512 << 20,
+	}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
+	if l.MaxInputBytes <= 0 {
+		l.MaxInputBytes = d.MaxInputBytes
+	}
+	if l.MaxInflateBytes <= 0 {
+		l.MaxInflateBytes = d.MaxInflateBytes
+	}
+	if l.MaxTextBytes <= 0 {
+		l.MaxTextBytes = d.MaxTextBytes
+	}
+	if l.MaxPages <= 0 {
+		l.MaxPages = d.MaxPages
+	}
+	if l.MaxSheets <= 0 {
+		l.MaxSheets = d.MaxSheets
+	}
+	if l.MaxCells <= 0 {
+		l.MaxCells = d.MaxCells
+	}
+	if l.MaxPDFMemory <= 0 {
+		l.MaxPDFMemory = d.MaxPDFMemory
+	}
+	return l
+}
+
+// Meta says what produced the text, for files.json.
+type Meta struct {
+	Format    Format
+	Extractor string // the library or our own extractor
+	Version   string // its version: a module version, or our extractor's generation
+	Sections  int    // pages, sheets, slides, chapters or cells written
+}
+
+// extractor is one format's implementation. It writes text to out and
+// charges its work to b; it returns a *Refusal for anything wrong with the
+// document.
+type extractor struct {
+	name    string
+	module  string // Go module whose version names the extractor's; "" for our own
+	version string // our own extractor's generation, bumped when its output changes
+	run     func(b *budget, src io.ReaderAt, size int64, out *textWriter) error
+	prepare func(Limits) error // one-time set-up, run before the document's clock starts
+}
+
+var extractors = map[Format]extractor{
+	PDF:   {name: "pdfium", module: "github.com/klippa-app/go-pdfium", run: extractPDF, prepare: preparePDF},
+	DOCX:  {name: "repoprep-ooxml", version: "1", run: extractDOCX},
+	XLSX:  {name: "excelize", module: "github.com/xuri/excelize/v2", run: extractXLSX},
+	PPTX:  {name: "repoprep-ooxml", version: "1", run: extractPPTX},
+	ODT:   {name: "repoprep-odf", version: "1", run: extractODT},
+	ODS:   {name: "repoprep-odf", version: "1", run: extractODS},
+	ODP:   {name: "repoprep-odf", version: "1", run: extractODP},
+	RTF:   {name: "repoprep-rtf", version: "1", run: extractRTF},
+	EPUB:  {name: "repoprep-epub", version: "1", run: extractEPUB},
+	IPYNB: {name: "repoprep-ipynb", version: "1", run: extractIPYNB},
+}
+
+// byExt maps lower-case extensions to formats. Macro-enabled and template
+// variants share their family's layout.
+var byExt = map[string]Format{
+	".pdf":  PDF,
+	".docx": DOCX, ".docm": DOCX, ".dotx": DOCX, ".dotm": DOCX,
+	".xlsx": XLSX, ".xlsm": XLSX, ".xltx": XLSX, ".xltm": XLSX,
+	".pptx": PPTX, ".pptm": PPTX, ".ppsx": PPTX, ".ppsm": PPTX, ".potx": PPTX,
+	".odt": ODT, ".ott": ODT,
+	".ods": ODS, ".ots": ODS,
+	".odp": ODP, ".otp": ODP,
+	".rtf":   RTF,
+	".epub":  EPUB,
+	".ipynb": IPYNB,
+}
+
+// byMime maps sniffed content types to formats, so a misnamed document is
+// still read as what it is.
+var byMime = map[string]Format{
+	"application/pdf":   PDF,
+	"application/x-pdf": PDF,
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   DOCX,
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         XLSX,
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation": PPTX,
+	"application/vnd.oasis.opendocument.text":                                   ODT,
+	"application/vnd.oasis.opendocument.spreadsheet":                            ODS,
+	"application/vnd.oasis.opendocument.presentation":                           ODP,
+	"text/rtf":             RTF,
+	"application/rtf":      RTF,
+	"application/epub+zip": EPUB,
+}
+
+// FormatOf names the format of a document from its sniffed content type
+// (mime, parameters allowed) and then its name; ok is false for documents
+// no extractor reads (legacy .doc/.xls, Pages, DjVu...).
+func FormatOf(name, mime string) (f Format, ok bool) {
+	if i := strings.IndexByte(mime, ';'); i >= 0 {
+		mime = mime[:i]
+	}
+	if f, ok := byMime[strings.TrimSpace(mime)]; ok {
+		return f, true
+	}
+	f, ok = byExt[strings.ToLower(path.Ext(name))]
+	return f, ok
+}
+
+// Extract writes the text of the document src (size bytes, in format f) to
+// w under lim. It returns a *Refusal when the document yields no text; the
+// caller then discards whatever was written. Any other error comes from
+// ctx or w. Safe for concurrent use.
+func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Limits, w io.Writer) (meta Meta, err error) {
+	x, ok := extractors[f]
+	if !ok {
+		return Meta{}, fmt.Errorf("extract: no extractor for format %q", f)
+	}
+	meta = Meta{Format: f, Extractor: x.name, Version: x.version}
+	if x.module != "" {
+		meta.Version = moduleVersion(x.module)
+	}
+	lim = lim.withDefaults()
+	if size > lim.MaxInputBytes {
+		return meta, overLimit("%d bytes is over the %d-byte input limit", size, lim.MaxInputBytes)
+	}
+	if x.prepare != nil {
+		x.prepare(lim) // a failure shows again, per document, inside run
+	}
+	dctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	b := &budget{ctx: dctx, lim: lim}
+	out := newTextWriter(w, lim.MaxTextBytes)
+	err = runGuarded(func() error { return x.run(b, src, size, out) })
+	if err == nil {
+		err = out.Close()
+	}
+	meta.Sections = b.sections
+	var ref *Refusal
+	switch {
+	case ctx.Err() != nil:
+		return meta, ctx.Err() // the run is stopping; not the document's fault
+	case dctx.Err() != nil:
+		return meta, overLimit("not done within the %v time limit", lim.Timeout)
+	case errors.As(err, &ref):
+		return meta, ref
+	case err != nil && out.failed():
+		return meta, err // the writer failed: the caller's problem
+	case err != nil:
+		return meta, unreadable("%v", err)
+	case out.content == 0:
+		return meta, &Refusal{ReasonNoText, fmt.Errorf("no text in %d %s", max(meta.Sections, 1), sectionNoun(f))}
+	}
+	return meta, nil
+}
+
+// sectionNoun names what Meta.Sections counts for a format.
+func sectionNoun(f Format) string {
+	switch f {
+	case PDF:
+		return "page(s)"
+	case XLSX, ODS:
+		return "sheet(s)"
+	case PPTX, ODP:
+		return "slide(s)"
+	case EPUB:
+		return "section(s)"
+	case IPYNB:
+		return "cell(s)"
+	}
+	return "document(s)"
+}
+
+// runGuarded turns a panic in a parser (ours or a library's) into an
+// unreadable document rather than a dead run.
+func runGuarded(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = unreadable("parser panic: %v", r)
+		}
+	}()
+	return fn()
+}
+
+var buildInfo = sync.OnceValue(func() map[string]string {
+	versions := map[string]string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Replace != nil {
+				d = d.Replace
+			}
+			versions[d.Path] = d.Version
+		}
+	}
+	return versions
+})
+
+// moduleVersion is the version of a dependency this binary was built
+// with, "unknown" when the binary carries no module information.
+func moduleVersion(mod string) string {
+	if v := buildInfo()[mod]; v != "" {
+		return v
+	}
+	return "unknown"
+}
+
+// budget charges one document's work against its limits. It is used by
+// one goroutine at a time.
+type budget struct {
+	ctx      context.Context
+	lim      Limits
+	inflated int64 // bytes read from decompressing readers
+	cells    int64
+	sections int
+}
+
+// errTimeout stands in for the deadline inside parsers; Extract reports
+// the limit by looking at the context itself.
+var errTimeout = errors.New("time limit reached")
+
+// alive fails once the document's time is up or the run is cancelled.
+func (b *budget) alive() error {
+	if b.ctx.Err() != nil {
+		return errTimeout
+	}
+	return nil
+}
+
+// section counts a page, slide or section against MaxPages.
+func (b *budget) section(what string) error {
+	b.sections++
+	if b.sections > b.lim.MaxPages {
+		return overLimit("more than %d %ss", b.lim.MaxPages, what)
+	}
+	return b.alive()
+}
+
+// cell counts n cells against MaxCells.
+func (b *budget) cell(n int64) error {
+	b.cells += n
+	if b.cells > b.lim.MaxCells {
+		return overLimit("more than %d cells", b.lim.MaxCells)
+	}
+	return nil
+}
+
+// hold refuses a paragraph or cell held in memory that is already larger
+// than all the text the document may yield.
+func (b *budget) hold(n int) error {
+	if int64(n) > b.lim.MaxTextBytes {
+		return overLimit("more than %d bytes of text in one paragraph or cell", b.lim.MaxTextBytes)
+	}
+	return nil
+}
+
+// inflate wraps a decompressing reader so what it yields counts against
+// MaxInflateBytes and the time limit is checked on every read.
+func (b *budget) inflate(r io.Reader) io.Reader { return &inflateReader{r: r, b: b} }
+
+type inflateReader struct {
+	r io.Reader
+	b *budget
+}
+
+func (r *inflateReader) Read(p []byte) (int, error) {
+	if err := r.b.alive(); err != nil {
+		return 0, err
+	}
+	if r.b.inflated >= r.b.lim.MaxInflateBytes {
+		return 0, overLimit("more than %d bytes decompressed", r.b.lim.MaxInflateBytes)
+	}
+	if rest := r.b.lim.MaxInflateBytes - r.b.inflated + 1; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := r.r.Read(p)
+	r.b.inflated += int64(n)
+	if r.b.inflated > r.b.lim.MaxInflateBytes {
+		return n, overLimit("more than %d bytes decompressed", r.b.lim.MaxInflateBytes)
+	}
+	return n, err
+}

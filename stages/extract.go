@@ -1,0 +1,110 @@
+package stages
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/repoprep/repoprep/internal/extract"
+	"github.com/repoprep/repoprep/internal/textenc"
+)
+
+// errStopped unblocks an extractor whose reader stopped reading.
+var errStopped = errors.New("normalize stopped reading")
+
+// extractDocument is normalize for a document: its text, extracted under
+// e.Extract's limits, is staged under the document's own path (so
+// read_file("docs/spec.pdf") answers with the text), and goes through the
+// same UTF-8 check, line and token counting as any text; dedup and the
+// secret scan then see it like any staged file. A document no extractor
+// reads (legacy .doc, .xls, Pages...) stays unstaged, as before; one that
+// is refused keeps its category and gets the refusal's reason (encrypted,
+// unreadable, over-limit, no-text) with the cause in its error field.
+func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
+	format, ok := extract.FormatOf(rec.Path, rec.Mime)
+	if !ok {
+		return nil
+	}
+	in, err := e.openSrc(rec)
+	if err != nil {
+		rec.fail("normalize", "unreadable", err)
+		return nil
+	}
+	defer in.Close()
+	before, err := in.Stat()
+	if err != nil {
+		rec.fail("normalize", "unreadable", err)
+		return nil
+	}
+	name := e.treePath(rec)
+	if dir := path.Dir(rec.Path); dir != "." {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return e.writeFailed(rec, err)
+		}
+	}
+	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return e.writeFailed(rec, err)
+	}
+	dst := &writeErr{w: out}
+	bw := bufio.NewWriterSize(dst, 64<<10)
+
+	// The extractor writes into a pipe that textenc.Normalize reads: the
+	// text is never held whole, and a document costs what any text does.
+	pr, pw := io.Pipe()
+	var meta extract.Meta
+	var exErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		meta, exErr = extract.Extract(ctx, format, in, before.Size(), e.Extract, pw)
+		pw.CloseWithError(exErr) // nil: the reader sees EOF
+	}()
+	res, normErr := textenc.Normalize(bufio.NewReaderSize(pr, 64<<10), bw)
+	if normErr == nil {
+		normErr = bw.Flush()
+	}
+	pr.CloseWithError(errStopped)
+	<-done
+	closeErr := out.Close()
+
+	var refusal *extract.Refusal
+	switch {
+	case dst.err != nil || closeErr != nil && normErr == nil:
+		return fmt.Errorf("normalize %s: write: %w", rec.Path, errors.Join(dst.err, closeErr))
+	case ctx.Err() != nil:
+		e.removeStaged(rec.Path)
+		return ctx.Err()
+	case errors.As(exErr, &refusal):
+		e.removeStaged(rec.Path)
+		rec.Reason, rec.Err = refusal.Reason, "extract: "+refusal.Err.Error()
+		return nil
+	case exErr != nil && !errors.Is(exErr, errStopped):
+		e.removeStaged(rec.Path)
+		return fmt.Errorf("extract %s: %w", rec.Path, exErr)
+	case errors.Is(normErr, textenc.ErrMojibake):
+		e.removeStaged(rec.Path)
+		rec.Reason, rec.Err = "mojibake", "extract: the extracted text is garbled"
+		return nil
+	case normErr != nil:
+		e.removeStaged(rec.Path)
+		rec.Reason, rec.Err = extract.ReasonUnreadable, "extract: "+normErr.Error()
+		return nil
+	}
+	if after, err := in.Stat(); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		e.removeStaged(rec.Path)
+		rec.fail("normalize", "unreadable", fmt.Errorf("%s changed while it was read", rec.Path))
+		return nil
+	}
+	rec.Encoding = res.Encoding
+	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
+	rec.Staged = true
+	rec.Oversize = res.Bytes > e.MaxTextBytes // the text is what a reader pays for
+	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = string(meta.Format), meta.Extractor, meta.Version
+	return nil
+}
