@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 
 	"github.com/xuri/excelize/v2"
 
@@ -286,5 +288,25 @@ func TestTable(t *testing.T) {
 	want := "| Name | Note |  |\n| --- | --- | --- |\n| a\\|b | two<br>lines | x |\n"
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// TestCompileCache: PDFium's compiled code is kept where
+// REPOPREP_WAZERO_CACHE says (so a second process skips seconds of
+// compilation), and "off" turns the cache off.
+func TestCompileCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wazero")
+	t.Setenv("REPOPREP_WAZERO_CACHE", dir)
+	c := compileCache()
+	if c == nil {
+		t.Fatal("compileCache = nil with a writable directory")
+	}
+	defer c.Close(context.Background())
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("cache dir: %v %v", fi, err)
+	}
+	t.Setenv("REPOPREP_WAZERO_CACHE", "off")
+	if compileCache() != nil {
+		t.Error("compileCache with REPOPREP_WAZERO_CACHE=off is not nil")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -36,10 +38,12 @@ var (
 	pdfErr  error
 )
 
-// pdfiumPool compiles the PDFium module once per process (a few seconds,
-// paid only when a run meets its first PDF, and outside any document's
-// time limit). Each document then gets a fresh instance: no state or
-// memory carries over from a hostile document to the next.
+// pdfiumPool compiles the PDFium module once per process (seconds, paid
+// only when a run meets its first PDF, and outside any document's time
+// limit), or loads the machine code an earlier process compiled from the
+// user's cache (see compileCache). Each document then gets a fresh
+// instance: no state or memory carries over from a hostile document to the
+// next.
 func pdfiumPool(lim Limits) (pdfium.Pool, error) {
 	pdfOnce.Do(func() {
 		pages := uint32(lim.MaxPDFMemory / 65536)
@@ -47,6 +51,9 @@ func pdfiumPool(lim Limits) (pdfium.Pool, error) {
 			WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 			WithCloseOnContextDone(true).
 			WithMemoryLimitPages(pages)
+		if cache := compileCache(); cache != nil {
+			cfg = cfg.WithCompilationCache(cache)
+		}
 		pdfPool, pdfErr = webassembly.Init(webassembly.Config{
 			MinIdle:       0,
 			MaxIdle:       0,
@@ -61,6 +68,33 @@ func pdfiumPool(lim Limits) (pdfium.Pool, error) {
 		}
 	})
 	return pdfPool, pdfErr
+}
+
+// compileCache keeps wazero's compiled PDFium in the user's cache directory
+// ($XDG_CACHE_HOME/repoprep/wazero, or REPOPREP_WAZERO_CACHE; "off" turns
+// it off), so only the first process on a machine pays the compilation.
+// wazero keys the entries by its own version and the module's hash. No
+// cache (no home, a read-only one) only costs the compile.
+func compileCache() wazero.CompilationCache {
+	dir := os.Getenv("REPOPREP_WAZERO_CACHE")
+	if dir == "off" {
+		return nil
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return nil
+		}
+		dir = filepath.Join(base, "repoprep", "wazero")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return nil
+	}
+	return cache
 }
 
 // preparePDF starts PDFium before the document's clock starts.
