@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench fmt clean
+.PHONY: build test vet staticcheck race fuzz bench bench-encoding fmt clean
 
 build:
 	$(GO) build -o bin/repoprep ./cmd/repoprep
@@ -39,3 +39,9 @@ fmt:
 
 clean:
 	rm -rf bin staging
+
+# Encoding normalization scored on a labeled corpus nobody here wrote
+# (../shared/corpora/chardet-tests, or $REPOPREP_CORPORA): exact / garbled /
+# refused per family and label. Skipped where the corpus is absent.
+bench-encoding:
+	$(GO) test -run '^$$' -bench '^BenchmarkEncodingCorpus$$' -benchtime 1x -v ./pipeline/
