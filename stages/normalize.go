@@ -17,9 +17,10 @@ import (
 
 // Normalize decodes a source or text file to clean UTF-8 with LF endings and
 // writes it to the snapshot's tree at the same relative path. A file it
-// cannot decode without garbling is refused (reason undecodable, mojibake or
-// binary) and nothing is staged for it. A failed write (a full disk) is
-// returned: a snapshot missing files must not be published.
+// cannot decode without garbling is refused (reason undecodable,
+// invalid-utf8, mojibake or binary) and nothing is staged for it. A failed
+// write (a full disk) is returned: a snapshot missing files must not be
+// published.
 func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	if rec.Skip() || (rec.Category != "source" && rec.Category != "text") {
 		return nil
@@ -71,6 +72,8 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 			rec.Reason = "mojibake"
 		case errors.Is(decErr, textenc.ErrUndecodable):
 			rec.Reason = "undecodable"
+		case errors.Is(decErr, textenc.ErrInvalidUTF8):
+			rec.Reason = "invalid-utf8"
 		default:
 			rec.fail("normalize", "unreadable", decErr)
 		}

@@ -3,8 +3,14 @@ package textenc
 import (
 	"bytes"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/repoprep/repoprep/internal/tokens"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -99,4 +105,71 @@ func BenchmarkTokenCount(b *testing.B) {
 			rest = rest[n:]
 		}
 	}
+}
+
+// gorootFiles loads GOROOT/src's files under 1 MiB once: real source, docs
+// and testdata that nobody here wrote, a few of them in legacy charsets.
+var gorootFiles = sync.OnceValues(func() ([][]byte, error) {
+	var files [][]byte
+	root := filepath.Join(runtime.GOROOT(), "src")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 1<<20 {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		files = append(files, data)
+		return err
+	})
+	return files, err
+})
+
+// BenchmarkGOROOT shows what the charset decision costs on a real tree:
+// Normalize on every file of GOROOT/src ("normalize"), against the decision
+// alone on the samples that need it, the ones neither UTF-8 nor ASCII
+// ("decide"), and a plain copy of the same bytes ("copy"). All three report
+// MB/s over the whole tree, so their ratios are shares of normalize's time.
+func BenchmarkGOROOT(b *testing.B) {
+	files, err := gorootFiles()
+	if err != nil || len(files) == 0 {
+		b.Skipf("GOROOT/src not readable: %v", err)
+	}
+	total := 0
+	var legacy [][]byte
+	for _, f := range files {
+		total += len(f)
+		head := f[:min(len(f), sampleBytes)]
+		if bytes.IndexByte(head, 0) < 0 && firstNonASCII(head) >= 0 && !utf8.Valid(head) {
+			legacy = append(legacy, head)
+		}
+	}
+	b.Logf("%d files, %d MB; %d need a charset decision", len(files), total>>20, len(legacy))
+	b.Run("normalize", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			for _, f := range files {
+				normalizeCounting(bytes.NewReader(f), io.Discard, true)
+			}
+		}
+	})
+	b.Run("decide", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			for _, h := range legacy {
+				decide(h, len(h) < sampleBytes, true)
+			}
+		}
+	})
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		var out bytes.Buffer
+		for b.Loop() {
+			for _, f := range files {
+				out.Reset()
+				io.Copy(&out, bytes.NewReader(f))
+			}
+		}
+	})
 }
