@@ -173,3 +173,21 @@ func BenchmarkGOROOT(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDecideLegacy is the charset decision alone on the generated
+// corpus's legacy-charset files (short lines and paragraphs in GBK, Big5,
+// Shift-JIS, EUC-*, KOI8-R, Windows-125x, ISO-8859-7), in files/s.
+func BenchmarkDecideLegacy(b *testing.B) {
+	var heads [][]byte
+	for _, f := range buildCorpus(b) {
+		if !strings.HasPrefix(f.enc, "utf-16") {
+			heads = append(heads, f.data)
+		}
+	}
+	for b.Loop() {
+		for _, h := range heads {
+			decide(h, true, true)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(heads))/b.Elapsed().Seconds(), "files/s")
+}

@@ -15,8 +15,7 @@
 // alphabet; words with any other letter are left out. Each model is the
 // table of -log2 P(next | previous) over boundary, alphabet and "other
 // letter" (whose costs are fixed), with add-k smoothing, in quarter bits on
-// one byte. Nothing here reads text that the models are
-// later checked on.
+// one byte. Nothing here reads text that the models are later checked on.
 package main
 
 import (
@@ -76,8 +75,14 @@ const (
 	costOtherIn  = 16
 	costOtherOut = 12
 	costOtherEnd = 2
-	// smoothing is the k of add-k smoothing.
-	smoothing = 0.1
+	// smoothing is the k of add-k smoothing, and unseenBits the least a
+	// bigram that fewer than minSeen words of the dictionary have costs: a
+	// dictionary of a few thousand Vietnamese syllables is complete, so no
+	// smoothing of its small counts may make an impossible pair cheap, and
+	// one or two words are typos and foreign entries.
+	smoothing  = 0.01
+	unseenBits = 18
+	minSeen    = 3
 	// unitsPerBit is the quantization: a cost byte is quarter bits.
 	unitsPerBit = 4
 )
@@ -253,6 +258,9 @@ words:
 		for b, c := range row {
 			p := (c + smoothing) / (sum + smoothing*float64(n))
 			bits := -math.Log2(p)
+			if seen[a*n+b] < minSeen {
+				bits = max(bits, unseenBits)
+			}
 			switch {
 			case b == n-1:
 				bits = costOtherIn
