@@ -33,6 +33,8 @@ type langModel struct {
 
 	alphabet []rune    // the letters of classes 1..n-2, lower case
 	freq     []float64 // how often each of them occurs, estimated from the model (letterFreq)
+	typical  int       // quarter bits per non-ASCII letter of the language's own words (typicalCost)
+	handicap int       // quarter bits per scored byte: the script's highest typical cost less this one's
 }
 
 // langSet is every model with the letter ids they share: a letter that
@@ -110,11 +112,19 @@ func parseLangModels(data []byte) (*langSet, error) {
 		m.cost, p = p[:m.n*m.n], p[m.n*m.n:]
 		m.alphabet = alpha
 		m.freq = letterFreq(m.cost, m.n)
+		m.typical = typicalCost(m.cost, m.n, alpha)
 		s.models = append(s.models, m)
 		alphabets = append(alphabets, alpha)
 	}
 	if len(p) != 0 {
 		return nil, fmt.Errorf("%d trailing bytes", len(p))
+	}
+	highest := map[string]int{}
+	for _, m := range s.models {
+		highest[m.script] = max(highest[m.script], m.typical)
+	}
+	for i := range s.models {
+		s.models[i].handicap = highest[s.models[i].script] - s.models[i].typical
 	}
 	// Letter ids: 2.. in first-seen order, so the same file always gives
 	// the same ids; the upper and title case of a letter share its id, and
@@ -162,6 +172,12 @@ func parseLangModels(data []byte) (*langSet, error) {
 // language's words: the stationary distribution of the model's chain
 // (P = 2^-cost), which needs no counts beside the model.
 func letterFreq(cost []uint8, n int) []float64 {
+	return stationary(cost, n)[1 : n-1]
+}
+
+// stationary is the stationary distribution over the classes of the chain
+// P(b | a) = 2^-cost (rows renormalized after quantization).
+func stationary(cost []uint8, n int) []float64 {
 	p := make([]float64, n*n)
 	for a := range n {
 		sum := 0.0
@@ -187,7 +203,38 @@ func letterFreq(cost []uint8, n int) []float64 {
 		}
 		pi, next = next, pi
 	}
-	return pi[1 : n-1]
+	return pi
+}
+
+// typicalCost is what a non-ASCII letter of the language costs on average
+// in the language's own words, by the model's chain: the bigrams that touch
+// non-ASCII letters, per non-ASCII letter. A language whose words are full
+// of accented letters (Vietnamese) finds them cheap in any text, so each
+// language is handicapped by how much cheaper its typical cost is than the
+// highest of its script: among languages of one script a reading is then
+// ranked by how typical it is of each, not by how many accents each has.
+// (Across scripts the raw costs stand: handicapping every language to one
+// level made Arabic read as Latin-1 look as typical of some Latin language
+// as it is of Arabic.)
+func typicalCost(cost []uint8, n int, alpha []rune) int {
+	pi := stationary(cost, n)
+	nonASCII := func(c int) bool { return c >= 1 && c <= len(alpha) && alpha[c-1] >= 0x80 }
+	var sum, letters float64
+	for a := range n {
+		if nonASCII(a) {
+			letters += pi[a]
+		}
+		for b := range n {
+			if nonASCII(a) || nonASCII(b) {
+				p := math.Exp2(-float64(cost[a*n+b]) / langUnitsPerBit)
+				sum += pi[a] * p * float64(cost[a*n+b])
+			}
+		}
+	}
+	if letters == 0 {
+		return 0
+	}
+	return int(math.Round(sum / letters))
 }
 
 // sameLetter pairs letters that text writes either way: Romanian ș and ț

@@ -214,7 +214,7 @@ type sbScore struct {
 	lang    int // index in langs().models
 	units   int // quarter bits: bigram costs in that language, plus symbols and case
 	prior   int // quarter bits: the charset's prior cost
-	total   int // units + prior: what is ranked
+	total   int // units + prior + the language's handicap (typicalCost): what is ranked
 	bytes   int // non-ASCII bytes scored
 }
 
@@ -304,13 +304,13 @@ func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool)
 				units += int(m.cost[int(a)*m.n+int(b)])
 			}
 		}
-		if best < 0 || units < best {
-			best, res.lang = units, li
+		ranked := units + m.handicap*len(pos)
+		if res.lang < 0 || ranked < best {
+			best, res.lang, res.units = ranked, li, units+extra
 		}
 	}
-	res.units = best + extra
 	res.prior = priorBits(ci) * langUnitsPerBit
-	res.total = res.units + res.prior
+	res.total = best + extra + res.prior
 	return res, true
 }
 
