@@ -134,7 +134,7 @@ func decide(head []byte, atEOF, atStart bool) decision {
 		return decision{err: ErrUndecodable}
 	}
 	if validUTF8Sample(head, atEOF) {
-		if isMisreadUTF8(string(head)) { // UTF-8 once read as a legacy charset, saved as UTF-8
+		if isMisreadUTF8Bytes(head) { // UTF-8 once read as a legacy charset, saved as UTF-8
 			return decision{err: ErrMojibake}
 		}
 		return decision{charset: charset{"utf-8", nil}}

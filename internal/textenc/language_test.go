@@ -167,7 +167,7 @@ func TestMisreadUTF8(t *testing.T) {
 				continue // a byte the charset lacks: not a way this text gets garbled
 			}
 			t.Run(lang+"/"+via.name, func(t *testing.T) {
-				if !isMisreadUTF8(garbled) {
+				if !isMisreadUTF8(garbled) || !isMisreadUTF8Bytes([]byte(garbled)) {
 					t.Errorf("%q not recognised", garbled)
 				}
 				if _, _, err := run(t, garbled); !errors.Is(err, ErrMojibake) {
@@ -177,7 +177,7 @@ func TestMisreadUTF8(t *testing.T) {
 		}
 	}
 	for _, s := range languageSamples {
-		if isMisreadUTF8(s.text) {
+		if isMisreadUTF8(s.text) || isMisreadUTF8Bytes([]byte(s.text)) {
 			t.Errorf("%s sample taken for mojibake", s.lang)
 		}
 	}

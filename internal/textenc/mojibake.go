@@ -211,8 +211,25 @@ var mojibakeCharsets = []*charmap.Charmap{
 // is a UTF-8 lead of a 2-, 3- or 4-byte sequence, or a continuation byte.
 type utf8Roles struct{ lead2, lead3, lead4, cont uint32 }
 
-var runeRoles = sync.OnceValue(func() map[rune]utf8Roles {
-	m := make(map[rune]utf8Roles)
+// runeRoles holds the roles of runes below roleTableRunes in a table (the
+// Latin, Greek, Cyrillic, Hebrew, Arabic, Thai letters and the punctuation,
+// math and box drawing of the code pages), of the few above in a map.
+type runeRoleSet struct {
+	table []utf8Roles
+	more  map[rune]utf8Roles
+}
+
+const roleTableRunes = 0x2600
+
+func (s *runeRoleSet) of(r rune) utf8Roles {
+	if r < roleTableRunes {
+		return s.table[r]
+	}
+	return s.more[r]
+}
+
+var runeRoles = sync.OnceValue(func() *runeRoleSet {
+	s := &runeRoleSet{table: make([]utf8Roles, roleTableRunes), more: map[rune]utf8Roles{}}
 	for k, cm := range mojibakeCharsets {
 		bit := uint32(1) << k
 		for b := 0x80; b < 0x100; b++ {
@@ -220,7 +237,7 @@ var runeRoles = sync.OnceValue(func() map[rune]utf8Roles {
 			if r == utf8.RuneError {
 				continue
 			}
-			x := m[r]
+			x := s.of(r)
 			switch {
 			case b < 0xc0:
 				x.cont |= bit
@@ -231,10 +248,14 @@ var runeRoles = sync.OnceValue(func() map[rune]utf8Roles {
 			case b >= 0xf0 && b < 0xf5:
 				x.lead4 |= bit
 			}
-			m[r] = x
+			if r < roleTableRunes {
+				s.table[r] = x
+			} else {
+				s.more[r] = x
+			}
 		}
 	}
-	return m
+	return s
 })
 
 // Thresholds of the check: at least mojibakeMinCovered non-ASCII runes, and
@@ -247,28 +268,60 @@ const (
 // isMisreadUTF8 reports text most of whose non-ASCII characters are UTF-8
 // sequences read as one of mojibakeCharsets.
 func isMisreadUTF8(text string) bool {
-	roles := runeRoles()
-	var covered [32]int
-	var back [3]utf8Roles // roles of the previous three runes, newest first
-	nonASCII := 0
+	var m misreadScan
 	for _, r := range text {
-		var cur utf8Roles
-		if r >= utf8.RuneSelf {
-			nonASCII++
-			cur = roles[r]
-		}
-		add := func(hits uint32, n int) {
-			for ; hits != 0; hits &= hits - 1 {
-				covered[bits.TrailingZeros32(hits)] += n
-			}
-		}
-		add(back[0].lead2&cur.cont, 2)
-		add(back[1].lead3&back[0].cont&cur.cont, 3)
-		add(back[2].lead4&back[1].cont&back[0].cont&cur.cont, 4)
-		back[2], back[1], back[0] = back[1], back[0], cur
+		m.feed(r)
 	}
-	for _, n := range covered {
-		if n >= mojibakeMinCovered && n*mojibakeCoverShare >= nonASCII {
+	return m.verdict()
+}
+
+// isMisreadUTF8Bytes is isMisreadUTF8 on valid UTF-8 bytes, without a copy.
+func isMisreadUTF8Bytes(b []byte) bool {
+	var m misreadScan
+	for len(b) > 0 {
+		if b[0] < utf8.RuneSelf {
+			m.feed(rune(b[0]))
+			b = b[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(b)
+		m.feed(r)
+		b = b[n:]
+	}
+	return m.verdict()
+}
+
+// misreadScan counts, per charset, the non-ASCII runes in UTF-8 sequences.
+type misreadScan struct {
+	covered  [32]int
+	back     [3]utf8Roles // roles of the previous three runes, newest first
+	nonASCII int
+}
+
+func (m *misreadScan) feed(r rune) {
+	var cur utf8Roles
+	if r >= utf8.RuneSelf {
+		m.nonASCII++
+		cur = runeRoles().of(r)
+	}
+	if cur.cont != 0 {
+		b := &m.back
+		for hits := b[0].lead2 & cur.cont; hits != 0; hits &= hits - 1 {
+			m.covered[bits.TrailingZeros32(hits)] += 2
+		}
+		for hits := b[1].lead3 & b[0].cont & cur.cont; hits != 0; hits &= hits - 1 {
+			m.covered[bits.TrailingZeros32(hits)] += 3
+		}
+		for hits := b[2].lead4 & b[1].cont & b[0].cont & cur.cont; hits != 0; hits &= hits - 1 {
+			m.covered[bits.TrailingZeros32(hits)] += 4
+		}
+	}
+	m.back[2], m.back[1], m.back[0] = m.back[1], m.back[0], cur
+}
+
+func (m *misreadScan) verdict() bool {
+	for _, n := range m.covered {
+		if n >= mojibakeMinCovered && n*mojibakeCoverShare >= m.nonASCII {
 			return true
 		}
 	}

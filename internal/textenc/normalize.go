@@ -94,7 +94,7 @@ func normalize(br *bufio.Reader, out *sink, res *Result) error {
 			return err
 		}
 		if enc == nil {
-			if isMisreadUTF8(string(head)) {
+			if isMisreadUTF8Bytes(head) {
 				return ErrMojibake
 			}
 			out.keepFFFD = true // valid UTF-8 may carry U+FFFD of its own
