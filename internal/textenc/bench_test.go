@@ -199,3 +199,24 @@ func BenchmarkDecideLegacy(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(heads))/b.Elapsed().Seconds(), "files/s")
 }
+
+// BenchmarkWideTextBinary is what classify pays per unknown binary file
+// (mimetype's octet-stream) to ask whether it is BOM-less UTF-16/32: a
+// 32 KiB head of noise with NULs, beside hashing-free copying it.
+func BenchmarkWideTextBinary(b *testing.B) {
+	head := make([]byte, 32<<10)
+	rng := uint32(7)
+	for i := range head {
+		rng = rng*1664525 + 1013904223
+		head[i] = byte(rng >> 24)
+		if i%5 == 0 {
+			head[i] = 0
+		}
+	}
+	b.SetBytes(int64(len(head)))
+	for b.Loop() {
+		if _, ok := WideText(head, false); ok {
+			b.Fatal("noise taken for text")
+		}
+	}
+}

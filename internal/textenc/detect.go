@@ -172,16 +172,31 @@ func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]in
 	best, bestScore := -1, 0.0
 	failErr, failScore := ErrUndecodable, -1.0
 	for i, c := range cands {
+		wide := profileOf(c.name) == profileWide
+		if wide && len(head) > widePrefixBytes {
+			// Binary data (every unknown file classify asks about) fails
+			// within its first characters: look at those before decoding all.
+			if prefix, ok := decodeSample(c.enc, head[:widePrefixBytes], false); ok && !wideTextOK(prefix) {
+				if failScore < 0 {
+					failErr, failScore = ErrBinary, 0
+				}
+				continue
+			}
+		}
 		text, decoded := decodeSample(c.enc, head, atEOF)
 		if !decoded {
 			continue
 		}
-		score := plausibility(text, profileOf(c.name)) + float64(bonus[c.name])*chardetWeight
-		err := checkText(text)
-		if err == nil && profileOf(c.name) == profileWide && !wideTextOK(text) {
-			err = ErrBinary
+		if wide && !wideTextOK(text) {
+			// Checked first: it is cheap, and it is what binary data (every
+			// unknown file classify asks about) fails.
+			if failScore < 0 {
+				failErr, failScore = ErrBinary, 0
+			}
+			continue
 		}
-		if err != nil {
+		score := plausibility(text, profileOf(c.name)) + float64(bonus[c.name])*chardetWeight
+		if err := checkText(text); err != nil {
 			if score > failScore {
 				failErr, failScore = err, score
 			}
@@ -196,6 +211,10 @@ func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]in
 	}
 	return charset{}, 0, failErr
 }
+
+// widePrefixBytes is how much of a sample a UTF-16/32 candidate must read
+// as text before the whole sample is decoded.
+const widePrefixBytes = 1024
 
 // chardetBonus runs chardet on the sample and returns its confidence per
 // charset name of ours. chardet breaks confidence ties between recognisers

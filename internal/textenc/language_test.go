@@ -252,3 +252,21 @@ func TestBOMlessWide(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseLangModels: a damaged model file is an error, never a panic.
+func FuzzParseLangModels(f *testing.F) {
+	f.Add(langModelData)
+	f.Add(langModelData[:200])
+	f.Add([]byte("RPLM\x01\x01\x02xx\x05Latin\x01a" + strings.Repeat("\x04", 9)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseLangModels(data)
+		if err != nil {
+			return
+		}
+		for _, m := range s.models {
+			if len(m.cost) != m.n*m.n || len(m.alphabet) != m.n-2 || len(m.freq) != m.n-2 {
+				t.Fatalf("%s: inconsistent model", m.code)
+			}
+		}
+	})
+}

@@ -104,14 +104,19 @@ func wideShape(rs []rune) float64 {
 // assigned and visible (or white space). Binary data read as UTF-16 gives
 // noncharacters (U+FFFE), unassigned code points and controls.
 func wideTextOK(text string) bool {
-	bad, n := 0, 0
+	limit := utf8.RuneCountInString(text) / maxControlShare
+	bad := 0
 	for _, r := range text {
-		n++
+		if r >= 0x20 && r < 0x7f || r == '\n' || r == '\t' || r == '\r' {
+			continue
+		}
 		if !unicode.IsGraphic(r) && !unicode.IsSpace(r) && r != 0x1b {
-			bad++
+			if bad++; bad > limit {
+				return false // binary fails within its first few hundred characters
+			}
 		}
 	}
-	return bad*maxControlShare <= n
+	return true
 }
 
 // mixedCaseWords marks the runes of words that turn from lower to upper case
