@@ -270,3 +270,18 @@ func FuzzParseLangModels(f *testing.F) {
 		}
 	})
 }
+
+// TestPriorTiers pins the prior of a few charsets, which depends on their
+// place in singleByteCharsets.
+func TestPriorTiers(t *testing.T) {
+	want := map[string]int{
+		"windows-1252": 0, "windows-1251": 0, "iso-8859-2": 0, "iso-8859-1": 0,
+		"windows-1254": 3, "ibm866": 3, "iso-8859-13": 3,
+		"windows-1258": 8, "iso-8859-16": 8, "iso-8859-4": 8, "ibm00858": 8,
+	}
+	for i, c := range singleByteCharsets {
+		if w, ok := want[c.name]; ok && priorBits(i) != w {
+			t.Errorf("%s: prior %d bits, want %d", c.name, priorBits(i), w)
+		}
+	}
+}

@@ -244,7 +244,8 @@ func nonASCIIPositions(head []byte) []int {
 // scoreSingleByte scores head read as singleByteCharsets[ci]: every
 // bigram that touches a non-ASCII byte, in each language model, plus the
 // symbol and case costs, and picks the language with the lowest total.
-// ok is false if a byte has no character in the charset. Only bytes next to the positions are read, so the cost
+// ok is false if a byte has no character in the charset, or no language is
+// written in it. Only bytes next to the positions are read, so the cost
 // does not depend on the file's size.
 func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool) {
 	t := sbTables()[ci]
