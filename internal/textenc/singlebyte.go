@@ -363,16 +363,25 @@ func bestSingleByte(head []byte, atEOF bool) (charset, float64, error) {
 			continue
 		}
 		switch err := checkText(text); {
-		case err == ErrMojibake:
+		case err == ErrMojibake && k == 0:
 			return charset{}, 0, ErrMojibake
+		case err == ErrMojibake:
+			// Not the cheapest reading, but no other may be taken after it
+			// (a double-encoded "Ã©" is also "Ă©" in Windows-1250).
+			return charset{}, 0, ErrUndecodable
 		case err != nil:
 			continue
 		}
 		p := best.plausibility()
 		if p < minScore {
-			return charset{}, 0, ErrUndecodable
+			// Improbable in its script, however cheap: Cyrillic letters
+			// inside Latin words cost less, in bits, than the accents of
+			// a Latin language, but no Russian reads like that.
+			continue
 		}
-		// The margin, against the next charset whose text differs.
+		// The margin, against the next charset whose text differs, probable
+		// or not: "Où" in Windows-1252 must beat "Oł" in Windows-1257 by more
+		// than a Cyrillic reading that no language explains.
 		for _, next := range scores[k+1:] {
 			differ, twins := 0, 0
 			for _, i := range pos {
