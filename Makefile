@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens bench-secrets bench-extract pdf fmt clean release
+.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens bench-secrets bench-extract bench-encoding pdf fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -103,3 +103,10 @@ fmt:
 clean:
 	rm -rf bin dist staging
 	rm -rf bin staging .bench
+	rm -rf bin staging
+
+# Encoding normalization scored on a labeled corpus nobody here wrote
+# (../shared/corpora/chardet-tests, or $REPOPREP_CORPORA): exact / garbled /
+# refused per family and label. Skipped where the corpus is absent.
+bench-encoding:
+	$(GO) test -run '^$$' -bench '^BenchmarkEncodingCorpus$$' -benchtime 1x -v ./pipeline/

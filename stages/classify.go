@@ -9,6 +9,8 @@ import (
 
 	"github.com/gabriel-vasile/mimetype"
 	"github.com/go-enry/go-enry/v2"
+
+	"github.com/repoprep/repoprep/internal/textenc"
 )
 
 // sniffBytes is how much of each file classify reads. mimetype's default of
@@ -40,6 +42,12 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 	mt := mimetype.Detect(rec.head)
 	rec.Mime = mt.String()
 	rec.isText = isTextMime(mt)
+	if !rec.isText && mt.Is(octetStream) {
+		// UTF-16/32 without a BOM has NULs, which mimetype takes for binary.
+		if cs, ok := textenc.WideText(rec.head, int64(n) == rec.Size); ok {
+			rec.Mime, rec.isText = "text/plain; charset="+cs, true
+		}
+	}
 	rec.ExtMismatch = e.extMismatch(path.Base(rec.Path), mt, rec.isText)
 	return nil
 }

@@ -18,9 +18,10 @@ import (
 // Normalize decodes a source or text file to clean UTF-8 with LF endings and
 // writes it to the snapshot's tree at the same relative path; a document's
 // extracted text is staged the same way (see extractDocument). A file it
-// cannot decode without garbling is refused (reason undecodable, mojibake or
-// binary) and nothing is staged for it. A failed write (a full disk) is
-// returned: a snapshot missing files must not be published.
+// cannot decode without garbling is refused (reason undecodable,
+// invalid-utf8, mojibake or binary) and nothing is staged for it. A failed
+// write (a full disk) is returned: a snapshot missing files must not be
+// published.
 func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	if !rec.Skip() && rec.Category == "document" {
 		return e.extractDocument(ctx, rec)
@@ -82,6 +83,8 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 			rec.Reason = "mojibake"
 		case errors.Is(decErr, textenc.ErrUndecodable):
 			rec.Reason = "undecodable"
+		case errors.Is(decErr, textenc.ErrInvalidUTF8):
+			rec.Reason = "invalid-utf8"
 		default:
 			if err := readFailed(rec, "normalize", decErr); err != nil {
 				return err

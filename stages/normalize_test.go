@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
 )
 
 // normalizeOne runs classify, triage and normalize on one file.
@@ -30,6 +32,13 @@ func normalizeOne(t *testing.T, name string, content []byte, maxText int64) (*Re
 
 func TestNormalizeStage(t *testing.T) {
 	sjis, _ := japanese.ShiftJIS.NewEncoder().String("日本語のテキストです。\r\nもう一行。\r\n")
+	// BOM-less UTF-16/32 in files whose name promises nothing: mimetype
+	// calls them octet-stream for their NULs, and they are text all the same.
+	const hebrew = "שלום עולם, זהו טקסט קצר בעברית.\nשורה שנייה.\n"
+	const plane1 = "𐌰𐌱𐌲 𐐀𐐁𐐂 𝐀𝐁𝐂 😀😁\n"
+	he16 := utf16le(hebrew)
+	p1utf16be, _ := unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewEncoder().String(plane1)
+	p1utf32le, _ := utf32.UTF32(utf32.LittleEndian, utf32.IgnoreBOM).NewEncoder().String(plane1)
 	tests := []struct {
 		name, content string
 		maxText       int64
@@ -46,6 +55,10 @@ func TestNormalizeStage(t *testing.T) {
 		{"big.txt", strings.Repeat("x\n", 100), 50, strings.Repeat("x\n", 100), "utf-8", "", false, true},
 		{"nul.txt", "text\x00with a NUL\n", 1 << 20, "", "", "binary", false, false},
 		{"moji.txt", "Caf\u00c3\u00a9 cr\u00c3\u00a8me br\u00c3\u00bbl\u00c3\u00a9e\n", 1 << 20, "", "", "mojibake", false, false},
+		{"hebrew-notes", string(he16), 1 << 20, hebrew, "utf-16le", "", false, false},
+		{"plane1-16", p1utf16be, 1 << 20, plane1, "utf-16be", "", false, false},
+		{"plane1-32", p1utf32le, 1 << 20, plane1, "utf-32le", "", false, false},
+		{"stray.txt", "Привет, мир! Это текст в UTF-8 с одним \xe9 лишним байтом.\n", 1 << 20, "", "", "invalid-utf8", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

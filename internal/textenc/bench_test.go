@@ -3,8 +3,14 @@ package textenc
 import (
 	"bytes"
 	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/repoprep/repoprep/internal/tokens"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -97,6 +103,120 @@ func BenchmarkTokenCount(b *testing.B) {
 			}
 			tokens.Count(rest[:n])
 			rest = rest[n:]
+		}
+	}
+}
+
+// gorootFiles loads GOROOT/src's files under 1 MiB once: real source, docs
+// and testdata that nobody here wrote, a few of them in legacy charsets.
+var gorootFiles = sync.OnceValues(func() ([][]byte, error) {
+	var files [][]byte
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 1<<20 {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		files = append(files, data)
+		return err
+	})
+	return files, err
+})
+
+// BenchmarkGOROOT shows what the charset decision costs on a real tree:
+// Normalize on every file of GOROOT/src ("normalize"), against the decision
+// alone on every sample that reaches it, the ones with a non-ASCII byte and
+// no NUL: the UTF-8 mojibake check on valid UTF-8, the scoring of the rest
+// ("decide"), and a plain copy of the same bytes ("copy"). All three report
+// MB/s over the whole tree, so their ratios are shares of normalize's time.
+func BenchmarkGOROOT(b *testing.B) {
+	files, err := gorootFiles()
+	if err != nil || len(files) == 0 {
+		b.Skipf("GOROOT/src not readable: %v", err)
+	}
+	total, legacy := 0, 0
+	var heads [][]byte
+	for _, f := range files {
+		total += len(f)
+		head := f[:min(len(f), sampleBytes)]
+		if bytes.IndexByte(head, 0) < 0 && firstNonASCII(head) >= 0 {
+			heads = append(heads, head)
+			if !utf8.Valid(head) {
+				legacy++
+			}
+		}
+	}
+	b.Logf("%d files, %d MB; %d reach the decision, %d of them not UTF-8", len(files), total>>20, len(heads), legacy)
+	b.Run("normalize", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			for _, f := range files {
+				normalizeCounting(bytes.NewReader(f), io.Discard, true)
+			}
+		}
+	})
+	b.Run("decide", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			for _, h := range heads {
+				decide(h, len(h) < sampleBytes, true)
+			}
+		}
+	})
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		var out bytes.Buffer
+		for b.Loop() {
+			for _, f := range files {
+				out.Reset()
+				io.Copy(&out, bytes.NewReader(f))
+			}
+		}
+	})
+}
+
+// BenchmarkDecideLegacy is the charset decision alone on the generated
+// corpus's legacy-charset files (short lines and paragraphs in GBK, Big5,
+// Shift-JIS, EUC-*, KOI8-R, Windows-125x, ISO-8859-7), in files/s.
+func BenchmarkDecideLegacy(b *testing.B) {
+	var heads [][]byte
+	for _, f := range buildCorpus(b) {
+		if !strings.HasPrefix(f.enc, "utf-16") {
+			heads = append(heads, f.data)
+		}
+	}
+	for b.Loop() {
+		for _, h := range heads {
+			decide(h, true, true)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(heads))/b.Elapsed().Seconds(), "files/s")
+}
+
+// BenchmarkWideTextBinary is what classify pays per unknown binary file
+// (mimetype's octet-stream) to ask whether it is BOM-less UTF-16/32: a
+// 32 KiB head of noise with NULs, beside hashing-free copying it.
+func BenchmarkWideTextBinary(b *testing.B) {
+	head := make([]byte, 32<<10)
+	rng := uint32(7)
+	for i := range head {
+		rng = rng*1664525 + 1013904223
+		head[i] = byte(rng >> 24)
+		if i%5 == 0 {
+			head[i] = 0
+		}
+	}
+	b.SetBytes(int64(len(head)))
+	for b.Loop() {
+		if _, ok := WideText(head, false); ok {
+			b.Fatal("noise taken for text")
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/saintfish/chardet"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -237,15 +238,19 @@ func chardetOnlyExact(files []corpusFile) int {
 			enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
 		case "UTF-16BE":
 			enc = unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
+		case "UTF-8":
+			if string(f.data) == f.text {
+				n++
+			}
+			continue
+		case "GB-18030":
+			enc = simplifiedchinese.GB18030
 		default:
-			c, ok := fromChardet[best.Charset]
-			if !ok || c.enc == nil {
-				if best.Charset == "UTF-8" && string(f.data) == f.text {
-					n++
-				}
+			e, err := htmlindex.Get(best.Charset)
+			if err != nil {
 				continue
 			}
-			enc = c.enc
+			enc = e
 		}
 		got, err := enc.NewDecoder().Bytes(f.data)
 		if err == nil && string(got) == f.text {

@@ -3,13 +3,11 @@ package textenc
 import (
 	"bytes"
 	"errors"
-	"maps"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/saintfish/chardet"
 	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -34,56 +32,31 @@ var (
 	iso2022 = charset{"iso-2022-jp", japanese.ISO2022JP}
 )
 
-// legacyCharsets are always tried on a sample that is not UTF-8, in this
-// order, which is also the tie-break order: the CJK double-byte charsets
-// first (GBK ahead, as SPEC.md prefers it), then the single-byte charsets
-// of the languages repoprep meets most. GB18030 decodes all of GBK and is
-// reported as "gbk" unless a four-byte sequence shows up (normalize.go).
-var legacyCharsets = []charset{
+// multiByteCharsets are always tried on a sample that is not UTF-8, in
+// this order, which is also the tie-break order (GBK ahead, as SPEC.md
+// prefers it). GB18030 decodes all of GBK and is reported as "gbk" unless
+// a four-byte sequence shows up (normalize.go). The single-byte charsets
+// (singlebyte.go) are scored apart, by language models, and compared with
+// the best of these.
+var multiByteCharsets = []charset{
 	{"gbk", simplifiedchinese.GB18030},
 	{"big5", traditionalchinese.Big5},
 	{"shift_jis", japanese.ShiftJIS},
 	{"euc-jp", japanese.EUCJP},
 	{"euc-kr", korean.EUCKR},
-	{"windows-1252", charmap.Windows1252},
-	{"windows-1251", charmap.Windows1251},
-	{"koi8-r", charmap.KOI8R},
-	{"iso-8859-7", charmap.ISO8859_7},
 }
 
-// fromChardet maps chardet's charset names to ours. chardet's names are not
-// all names that x/text's htmlindex knows, so the mapping is explicit; a
-// name missing here (EBCDIC, ISO-2022-KR/CN) is not a candidate. ISO-8859-1
-// is decoded as its superset Windows-1252, as the WHATWG encoding standard
-// does, and reported under that name.
-var fromChardet = map[string]charset{
-	"UTF-8":        {"utf-8", nil},
-	"ISO-8859-1":   {"windows-1252", charmap.Windows1252},
-	"windows-1252": {"windows-1252", charmap.Windows1252},
-	"ISO-8859-2":   {"iso-8859-2", charmap.ISO8859_2},
-	"windows-1250": {"windows-1250", charmap.Windows1250},
-	"ISO-8859-5":   {"iso-8859-5", charmap.ISO8859_5},
-	"windows-1251": {"windows-1251", charmap.Windows1251},
-	"KOI8-R":       {"koi8-r", charmap.KOI8R},
-	"ISO-8859-6":   {"iso-8859-6", charmap.ISO8859_6},
-	"windows-1256": {"windows-1256", charmap.Windows1256},
-	"ISO-8859-7":   {"iso-8859-7", charmap.ISO8859_7},
-	"windows-1253": {"windows-1253", charmap.Windows1253},
-	"ISO-8859-8":   {"iso-8859-8", charmap.ISO8859_8},
-	"ISO-8859-8-I": {"iso-8859-8-i", charmap.ISO8859_8I},
-	"windows-1255": {"windows-1255", charmap.Windows1255},
-	"ISO-8859-9":   {"iso-8859-9", charmap.ISO8859_9},
-	"windows-1254": {"windows-1254", charmap.Windows1254},
-	"Shift_JIS":    {"shift_jis", japanese.ShiftJIS},
-	"EUC-JP":       {"euc-jp", japanese.EUCJP},
-	"EUC-KR":       {"euc-kr", korean.EUCKR},
-	"GB-18030":     {"gbk", simplifiedchinese.GB18030},
-	"Big5":         {"big5", traditionalchinese.Big5},
-	"ISO-2022-JP":  iso2022,
-	"UTF-16LE":     utf16LE,
-	"UTF-16BE":     utf16BE,
-	"UTF-32LE":     utf32LE,
-	"UTF-32BE":     utf32BE,
+// fromChardet maps chardet's charset names to ours, for the bonus its
+// confidence adds to a multi-byte candidate. chardet's names are not all
+// names that x/text's htmlindex knows, so the mapping is explicit.
+var fromChardet = map[string]string{
+	"Shift_JIS": "shift_jis",
+	"EUC-JP":    "euc-jp",
+	"EUC-KR":    "euc-kr",
+	"GB-18030":  "gbk",
+	"Big5":      "big5",
+	"UTF-16LE":  "utf-16le",
+	"UTF-16BE":  "utf-16be",
 }
 
 const (
@@ -143,8 +116,8 @@ func decideWide(head []byte, atEOF bool) (charset, bool) {
 	if !atEOF || len(head)%2 == 0 {
 		cands = append(cands, utf16LE, utf16BE)
 	}
-	c, err := bestCandidate(cands, head, atEOF, nil)
-	return c, err == nil
+	c, score, err := bestCandidate(cands, head, atEOF, nil)
+	return c, err == nil && score >= minScore
 }
 
 // decide picks the charset of a sample that starts with a non-ASCII byte or
@@ -161,45 +134,65 @@ func decide(head []byte, atEOF, atStart bool) decision {
 		return decision{err: ErrUndecodable}
 	}
 	if validUTF8Sample(head, atEOF) {
+		if isMisreadUTF8Bytes(head) { // UTF-8 once read as a legacy charset, saved as UTF-8
+			return decision{err: ErrMojibake}
+		}
 		return decision{charset: charset{"utf-8", nil}}
 	}
+	if utf8WithErrors(head, atEOF) {
+		return decision{err: ErrInvalidUTF8}
+	}
 
-	cands := slices.Clone(legacyCharsets)
+	cands := slices.Clone(multiByteCharsets)
 	if atStart {
 		cands = append(cands, utf16LE, utf16BE)
 	}
-	bonus := chardetBonus(head)
-	for _, name := range slices.Sorted(maps.Keys(bonus)) {
-		if c, ok := chardetCharset(name); ok && c.enc != nil &&
-			!slices.ContainsFunc(cands, func(x charset) bool { return x.name == c.name }) {
-			cands = append(cands, c)
-		}
-	}
-
-	c, err := bestCandidate(cands, head, atEOF, bonus)
+	mb, mbScore, mbErr := bestCandidate(cands, head, atEOF, chardetBonus(head))
+	sb, sbScore, sbErr := bestSingleByte(head, atEOF)
 	switch {
-	case err == nil:
-		return decision{charset: c}
-	case err == ErrMojibake:
+	case mbErr == nil && mbScore >= minScore && (sbErr != nil || mbScore >= sbScore):
+		return decision{charset: mb} // a tie goes to the multi-byte charset: GBK first
+	case sbErr == nil && sbScore >= minScore:
+		return decision{charset: sb}
+	case mbErr == ErrMojibake || sbErr == ErrMojibake:
 		return decision{err: ErrMojibake}
-	case err == ErrBinary || controlShareHigh(head):
+	case mbErr == ErrBinary && sbErr == ErrBinary, controlShareHigh(head):
 		return decision{err: ErrBinary}
 	}
 	return decision{err: ErrUndecodable}
 }
 
 // bestCandidate decodes the sample with every candidate and returns the
-// most plausible one that passes checkText, if it reaches minScore; bonus
-// adds chardet's confidence per name, and ties go to the earlier candidate.
+// most plausible one that passes checkText, with its score; bonus adds
+// chardet's confidence per name, and ties go to the earlier candidate.
 // When none passes, the error is the check failed by the most plausible
 // decoding: a GBK file with one broken byte pair is undecodable, not
 // mojibake because it also reads as "ÅäÖÃ" in Windows-1252.
-func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]int) (charset, error) {
+func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]int) (charset, float64, error) {
 	best, bestScore := -1, 0.0
 	failErr, failScore := ErrUndecodable, -1.0
 	for i, c := range cands {
+		wide := profileOf(c.name) == profileWide
+		if wide && len(head) > widePrefixBytes {
+			// Binary data (every unknown file classify asks about) fails
+			// within its first characters: look at those before decoding all.
+			if prefix, ok := decodeSample(c.enc, head[:widePrefixBytes], false); ok && !wideTextOK(prefix) {
+				if failScore < 0 {
+					failErr, failScore = ErrBinary, 0
+				}
+				continue
+			}
+		}
 		text, decoded := decodeSample(c.enc, head, atEOF)
 		if !decoded {
+			continue
+		}
+		if wide && !wideTextOK(text) {
+			// Checked first: it is cheap, and it is what binary data (every
+			// unknown file classify asks about) fails.
+			if failScore < 0 {
+				failErr, failScore = ErrBinary, 0
+			}
 			continue
 		}
 		score := plausibility(text, profileOf(c.name)) + float64(bonus[c.name])*chardetWeight
@@ -213,14 +206,15 @@ func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]in
 			best, bestScore = i, score
 		}
 	}
-	switch {
-	case best >= 0 && bestScore >= minScore:
-		return cands[best], nil
-	case best >= 0 && bestScore >= failScore:
-		return charset{}, ErrUndecodable // decodes, but reads as no language
+	if best >= 0 && (bestScore >= minScore || bestScore >= failScore) {
+		return cands[best], bestScore, nil
 	}
-	return charset{}, failErr
+	return charset{}, 0, failErr
 }
+
+// widePrefixBytes is how much of a sample a UTF-16/32 candidate must read
+// as text before the whole sample is decoded.
+const widePrefixBytes = 1024
 
 // chardetBonus runs chardet on the sample and returns its confidence per
 // charset name of ours. chardet breaks confidence ties between recognisers
@@ -233,22 +227,11 @@ func chardetBonus(head []byte) map[string]int {
 		return bonus
 	}
 	for _, r := range results {
-		if c, ok := fromChardet[r.Charset]; ok {
-			bonus[c.name] = max(bonus[c.name], r.Confidence)
+		if name, ok := fromChardet[r.Charset]; ok {
+			bonus[name] = max(bonus[name], r.Confidence)
 		}
 	}
 	return bonus
-}
-
-// chardetCharset finds the charset of ours with the given name among those
-// chardet can name.
-func chardetCharset(name string) (charset, bool) {
-	for _, k := range slices.Sorted(maps.Keys(fromChardet)) {
-		if c := fromChardet[k]; c.name == name {
-			return c, true
-		}
-	}
-	return charset{}, false
 }
 
 // decodeSample decodes a sample; unless atEOF, an incomplete character at
@@ -266,7 +249,8 @@ func decodeSample(enc encoding.Encoding, head []byte, atEOF bool) (string, bool)
 
 // checkText applies the checks every decoding must pass: no U+FFFD (which a
 // decoder puts for bytes it cannot map), no NUL, few control characters, no
-// known mojibake.
+// known mojibake (mojibakeState's patterns, and UTF-8 misread as any of
+// mojibakeCharsets).
 func checkText(text string) error {
 	var moji mojibakeState
 	var runes, controls int
@@ -288,6 +272,9 @@ func checkText(text string) error {
 	}
 	if controls*maxControlShare > runes {
 		return ErrBinary
+	}
+	if isMisreadUTF8(text) {
+		return ErrMojibake
 	}
 	return nil
 }
@@ -335,4 +322,20 @@ func isISO2022Escape(b []byte) bool {
 func isISO2022JPEscape(b []byte) bool {
 	return bytes.HasPrefix(b, []byte("\x1b$B")) || bytes.HasPrefix(b, []byte("\x1b$@")) ||
 		bytes.HasPrefix(b, []byte("\x1b$(D"))
+}
+
+// WideText reports whether head, the first bytes of a file (all of it when
+// atEOF), is UTF-16 or UTF-32 text without a byte-order mark, and names the
+// charset. mimetype calls such text application/octet-stream for its NUL
+// bytes; the classify stage asks here, so that Hebrew, Arabic or
+// supplementary-plane text in UTF-16 reaches normalize as text.
+func WideText(head []byte, atEOF bool) (string, bool) {
+	if bytes.IndexByte(head, 0) < 0 {
+		return "", false
+	}
+	if _, _, n := sniffBOM(head); n > 0 {
+		return "", false
+	}
+	c, ok := decideWide(head, atEOF)
+	return c.name, ok
 }

@@ -1,6 +1,8 @@
 package textenc
 
 import (
+	"math/bits"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -185,3 +187,143 @@ var cp1252High = func() map[rune]byte {
 	}
 	return m
 }()
+
+// UTF-8 text misread as any single-byte charset, not only Windows-1252:
+// "РџСЂРёРІРµС‚" is Russian UTF-8 read as Windows-1251, "п═я─п╦п╡п╣я┌" the same
+// read as KOI8-R, "ĂĄ" Hungarian UTF-8 read as ISO-8859-2. Every non-ASCII
+// character of the original turned into two to four characters whose bytes
+// in the misreading charset form a UTF-8 sequence, so in such text most
+// non-ASCII characters sit in such sequences for one charset; in real text
+// they do now and then, by chance (Russian "рад" is E0 A0 A4 in code page
+// 866), never for most of them.
+
+// mojibakeCharsets are the charsets the check reads text back into: those
+// UTF-8 is commonly misread as.
+var mojibakeCharsets = []*charmap.Charmap{
+	charmap.Windows1252, charmap.Windows1250, charmap.Windows1251, charmap.Windows1253,
+	charmap.Windows1254, charmap.Windows1255, charmap.Windows1256, charmap.Windows1257,
+	charmap.ISO8859_1, charmap.ISO8859_2, charmap.ISO8859_5, charmap.ISO8859_7, charmap.ISO8859_15,
+	charmap.KOI8R, charmap.KOI8U, charmap.CodePage437, charmap.CodePage850, charmap.CodePage866,
+	charmap.Macintosh, charmap.MacintoshCyrillic,
+}
+
+// utf8Roles tells, per rune, in which of mojibakeCharsets (bit k) its byte
+// is a UTF-8 lead of a 2-, 3- or 4-byte sequence, or a continuation byte.
+type utf8Roles struct{ lead2, lead3, lead4, cont uint32 }
+
+// runeRoles holds the roles of runes below roleTableRunes in a table (the
+// Latin, Greek, Cyrillic, Hebrew, Arabic, Thai letters and the punctuation,
+// math and box drawing of the code pages), of the few above in a map.
+type runeRoleSet struct {
+	table []utf8Roles
+	more  map[rune]utf8Roles
+}
+
+const roleTableRunes = 0x2600
+
+func (s *runeRoleSet) of(r rune) utf8Roles {
+	if r < roleTableRunes {
+		return s.table[r]
+	}
+	return s.more[r]
+}
+
+var runeRoles = sync.OnceValue(func() *runeRoleSet {
+	s := &runeRoleSet{table: make([]utf8Roles, roleTableRunes), more: map[rune]utf8Roles{}}
+	for k, cm := range mojibakeCharsets {
+		bit := uint32(1) << k
+		for b := 0x80; b < 0x100; b++ {
+			r := cm.DecodeByte(byte(b))
+			if r == utf8.RuneError {
+				continue
+			}
+			x := s.of(r)
+			switch {
+			case b < 0xc0:
+				x.cont |= bit
+			case b >= 0xc2 && b < 0xe0:
+				x.lead2 |= bit
+			case b >= 0xe0 && b < 0xf0:
+				x.lead3 |= bit
+			case b >= 0xf0 && b < 0xf5:
+				x.lead4 |= bit
+			}
+			if r < roleTableRunes {
+				s.table[r] = x
+			} else {
+				s.more[r] = x
+			}
+		}
+	}
+	return s
+})
+
+// Thresholds of the check: at least mojibakeMinCovered non-ASCII runes, and
+// at least 1/mojibakeCoverShare of them, in sequences of one charset.
+const (
+	mojibakeMinCovered = 4
+	mojibakeCoverShare = 2
+)
+
+// isMisreadUTF8 reports text most of whose non-ASCII characters are UTF-8
+// sequences read as one of mojibakeCharsets.
+func isMisreadUTF8(text string) bool {
+	var m misreadScan
+	for _, r := range text {
+		m.feed(r)
+	}
+	return m.verdict()
+}
+
+// isMisreadUTF8Bytes is isMisreadUTF8 on valid UTF-8 bytes, without a copy.
+func isMisreadUTF8Bytes(b []byte) bool {
+	var m misreadScan
+	for len(b) > 0 {
+		if b[0] < utf8.RuneSelf {
+			m.feed(rune(b[0]))
+			b = b[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(b)
+		m.feed(r)
+		b = b[n:]
+	}
+	return m.verdict()
+}
+
+// misreadScan counts, per charset, the non-ASCII runes in UTF-8 sequences.
+type misreadScan struct {
+	covered  [32]int
+	back     [3]utf8Roles // roles of the previous three runes, newest first
+	nonASCII int
+}
+
+func (m *misreadScan) feed(r rune) {
+	var cur utf8Roles
+	if r >= utf8.RuneSelf {
+		m.nonASCII++
+		cur = runeRoles().of(r)
+	}
+	if cur.cont != 0 {
+		b := &m.back
+		for hits := b[0].lead2 & cur.cont; hits != 0; hits &= hits - 1 {
+			m.covered[bits.TrailingZeros32(hits)] += 2
+		}
+		for hits := b[1].lead3 & b[0].cont & cur.cont; hits != 0; hits &= hits - 1 {
+			m.covered[bits.TrailingZeros32(hits)] += 3
+		}
+		for hits := b[2].lead4 & b[1].cont & b[0].cont & cur.cont; hits != 0; hits &= hits - 1 {
+			m.covered[bits.TrailingZeros32(hits)] += 4
+		}
+	}
+	m.back[2], m.back[1], m.back[0] = m.back[1], m.back[0], cur
+}
+
+func (m *misreadScan) verdict() bool {
+	for _, n := range m.covered {
+		if n >= mojibakeMinCovered && n*mojibakeCoverShare >= m.nonASCII {
+			return true
+		}
+	}
+	return false
+}

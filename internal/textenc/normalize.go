@@ -30,7 +30,8 @@ type Result struct {
 }
 
 // Refusal reasons, usable with errors.Is; the normalize stage writes the
-// reason string ("binary", "undecodable", "mojibake") into files.json.
+// reason string ("binary", "undecodable", "invalid-utf8", "mojibake") into
+// files.json.
 var (
 	// ErrBinary means the input is not text at all: NUL bytes, or too many
 	// control characters.
@@ -38,6 +39,10 @@ var (
 	// ErrUndecodable means no candidate charset decodes the input cleanly,
 	// or the chosen one failed later in the stream.
 	ErrUndecodable = errors.New("undecodable")
+	// ErrInvalidUTF8 means the input is UTF-8 with a few bytes that are not:
+	// a stray Latin-1 byte, a character cut in two. Reading it as a
+	// single-byte charset would garble all of its other text.
+	ErrInvalidUTF8 = errors.New("invalid-utf8")
 	// ErrMojibake means the text decodes but is already garbled, such as
 	// UTF-8 that was once read as Latin-1 ("Ã©") or GBK's "锟斤拷".
 	ErrMojibake = errors.New("mojibake")
@@ -89,6 +94,9 @@ func normalize(br *bufio.Reader, out *sink, res *Result) error {
 			return err
 		}
 		if enc == nil {
+			if isMisreadUTF8Bytes(head) {
+				return ErrMojibake
+			}
 			out.keepFFFD = true // valid UTF-8 may carry U+FFFD of its own
 			return copyUTF8(br, out)
 		}

@@ -87,8 +87,8 @@ func TestNormalize(t *testing.T) {
 		{"fffd introduced in sample", gbk(zhLine) + "\x81\x20" + gbk(zhLine), "", Result{}, ErrUndecodable},
 		{"fffd introduced late", gbk(strings.Repeat(zhLine, 3000)) + "\xff\xff", "", Result{}, ErrUndecodable},
 		{"lone surrogate in utf-16", "\xff\xfe\x41\x00\x00\xd8\x41\x00", "", Result{}, ErrUndecodable},
-		{"invalid utf-8 late", bigUTF8 + "\xc3(", "", Result{}, ErrUndecodable},
-		{"truncated utf-8 at eof", bigUTF8 + "\xe4\xb8", "", Result{}, ErrUndecodable},
+		{"invalid utf-8 late", bigUTF8 + "\xc3(", "", Result{}, ErrInvalidUTF8},
+		{"truncated utf-8 at eof", bigUTF8 + "\xe4\xb8", "", Result{}, ErrInvalidUTF8},
 
 		// Mojibake, in UTF-8 and in a legacy charset.
 		{"utf-8 read as latin-1", "Caf\u00c3\u00a9 cr\u00c3\u00a8me", "", Result{}, ErrMojibake},
@@ -250,14 +250,21 @@ func FuzzNormalize(f *testing.F) {
 		"a\uFFFDb", "Caf\u00c3\u00a9", "\xc4\xe3\xba\xc3\xa3\xac\xca\xc0\xbd\xe7", "\xa7\x41\xa6\x6e",
 		"\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd", "\xbe\xc8\xb3\xe7", "\xcf\xd2\xc9\xd7\xc5\xd4",
 		"\x1b$B$3$s\x1b(B", "abc\x00", "\xff\xfe\x00\xd8", "\xe4\xb8", "\r",
+		"P\xf8\xedli\xb9 \xbelu\xbbou\xe8k\xfd k\xf9\xf2", "\xe0\xe9\xf0\xf4\xee\xec\xe3 - \xe0\xfa\xf8",
+		"\xca\xd2\xc7\xd1\xca\xb4\xd5", "\x91\xe0\xa5\xe8\xec \xa6\xa5", "\xd0\x9f\xd1\x80\xe9\xd0\xb8",
+		"\x00H\x00e\x00l\x00l\x00o\xd8\x3d\xde\x00",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var out bytes.Buffer
+		var out, again bytes.Buffer
 		res, err := Normalize(bytes.NewReader(in), &out)
+		res2, err2 := Normalize(iotest.HalfReader(bytes.NewReader(in)), &again)
+		if res != res2 || err != err2 || !bytes.Equal(out.Bytes(), again.Bytes()) {
+			t.Fatalf("not deterministic: %+v %v, then %+v %v", res, err, res2, err2)
+		}
 		if err != nil {
-			if !errors.Is(err, ErrBinary) && !errors.Is(err, ErrUndecodable) && !errors.Is(err, ErrMojibake) {
+			if !errors.Is(err, ErrBinary) && !errors.Is(err, ErrUndecodable) && !errors.Is(err, ErrMojibake) && !errors.Is(err, ErrInvalidUTF8) {
 				t.Fatalf("unexpected error kind: %v", err)
 			}
 			return

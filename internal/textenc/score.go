@@ -3,6 +3,7 @@ package textenc
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // plausibility scores decoded text from 0 to 1: the average, over its
@@ -56,12 +57,66 @@ func plausibility(text string, p profile) float64 {
 		return 1
 	}
 	score := sum / float64(n)
+	if p == profileWide {
+		// A UTF-16 or UTF-32 reading has its own evidence: the byte
+		// structure (NULs where ASCII is, valid surrogate pairs), which a
+		// wrong byte order or a binary file rarely keeps. What remains to
+		// judge is its text: in a language the models know (Hebrew,
+		// Arabic, Thai, accented Latin), or mostly ASCII, or made of
+		// supplementary-plane characters that only a surrogate pair or a
+		// UTF-32 unit reaches.
+		score = max(score, textLangPlausibility(text), wideShape(rs))
+	}
 	if p == profileJa && han > 0 && kana == 0 {
 		// Japanese prose without a single kana is rare; Chinese or Korean
 		// bytes read as Shift-JIS or EUC-JP give exactly that: kanji only.
 		score *= 0.7
 	}
 	return score
+}
+
+// wideShape scores a UTF-16 or UTF-32 reading by its shape: 1 when at least
+// wideASCIIShare of its characters are printable ASCII or whitespace (a
+// wrong byte order turns those into CJK ideographs), or when its non-ASCII
+// characters are mostly beyond the BMP in assigned, printable code points.
+func wideShape(rs []rune) float64 {
+	const wideASCIIShare = 0.6
+	ascii, supp, nonASCII := 0, 0, 0
+	for _, r := range rs {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r < 0x7f:
+			ascii++
+		case r >= utf8.RuneSelf:
+			nonASCII++
+			if r > 0xffff && unicode.IsPrint(r) {
+				supp++
+			}
+		}
+	}
+	if len(rs) > 0 && float64(ascii) >= wideASCIIShare*float64(len(rs)) || nonASCII > 0 && supp*2 > nonASCII {
+		return 1
+	}
+	return 0
+}
+
+// wideTextOK is the extra check on a UTF-16 or UTF-32 reading, whose bytes
+// carry no ASCII to vouch for them: nearly every character must be
+// assigned and visible (or white space). Binary data read as UTF-16 gives
+// noncharacters (U+FFFE), unassigned code points and controls.
+func wideTextOK(text string) bool {
+	limit := utf8.RuneCountInString(text) / maxControlShare
+	bad := 0
+	for _, r := range text {
+		if r >= 0x20 && r < 0x7f || r == '\n' || r == '\t' || r == '\r' {
+			continue
+		}
+		if !unicode.IsGraphic(r) && !unicode.IsSpace(r) && r != 0x1b {
+			if bad++; bad > limit {
+				return false // binary fails within its first few hundred characters
+			}
+		}
+	}
+	return true
 }
 
 // mixedCaseWords marks the runes of words that turn from lower to upper case
@@ -93,10 +148,11 @@ func mixedCaseWords(rs []rune) []bool {
 type profile int
 
 const (
-	profileAny profile = iota
-	profileZh          // GBK, GB18030, Big5
-	profileJa          // Shift-JIS, EUC-JP, ISO-2022-JP
-	profileKo          // EUC-KR
+	profileAny  profile = iota
+	profileZh           // GBK, GB18030, Big5
+	profileJa           // Shift-JIS, EUC-JP, ISO-2022-JP
+	profileKo           // EUC-KR
+	profileWide         // UTF-16 and UTF-32
 )
 
 func profileOf(charsetName string) profile {
@@ -107,6 +163,8 @@ func profileOf(charsetName string) profile {
 		return profileJa
 	case "euc-kr":
 		return profileKo
+	case "utf-16le", "utf-16be", "utf-32le", "utf-32be":
+		return profileWide
 	}
 	return profileAny
 }

@@ -64,7 +64,7 @@ func (s *sink) write(b []byte, atEOF bool) error {
 		}
 		_, size := utf8.DecodeRune(joined)
 		if size <= len(s.carry) { // the carried bytes never form a rune
-			return ErrUndecodable
+			return s.invalid()
 		}
 		used := size - len(s.carry)
 		s.carry = s.carry[:0]
@@ -117,7 +117,7 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 				s.carry = append(s.carry[:0], b[i:]...)
 				break
 			}
-			return ErrUndecodable
+			return s.invalid()
 		}
 		if r == utf8.RuneError && !s.keepFFFD {
 			return ErrUndecodable
@@ -137,12 +137,21 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 		i += size
 	}
 	if atEOF && len(s.carry) > 0 {
-		return ErrUndecodable
+		return s.invalid()
 	}
 	if len(s.out) >= flushBytes {
 		return s.flush()
 	}
 	return nil
+}
+
+// invalid is the error for bytes that are not UTF-8: UTF-8 input with
+// errors, or (never expected) a decoder that wrote them.
+func (s *sink) invalid() error {
+	if s.keepFFFD {
+		return ErrInvalidUTF8
+	}
+	return ErrUndecodable
 }
 
 // flush writes the gathered text to dst and hands it to the token counter.
