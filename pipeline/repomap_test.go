@@ -260,7 +260,7 @@ func synthManifest(n int) *manifest.Manifest {
 		}
 		l := langs[i%len(langs)]
 		p := fmt.Sprintf("%s/pkg%d/sub%d/%s/file%d%s", top, i%97, i%13, strings.Repeat("深", i%5), i, l.ext)
-		e := manifest.Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Staged: true, Encoding: "utf-8"}
+		e := manifest.Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Tokens: (10 + i%400) * 7, Staged: true, Encoding: "utf-8"}
 		switch {
 		case i%10 == 0:
 			e.Test = true
