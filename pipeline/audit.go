@@ -160,6 +160,8 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 	a.DuplicateGroups = len(groups)
 	a.addTokens(m)
 	a.LeftOut, a.LeftOutCount, a.LeftOutBytes = left.top, left.count, left.bytes
+	// Empty lists are [] in report.json, never null: the schema says array.
+	a.LeftOut, a.LargeFiles, a.Mismatches = nonNil(a.LeftOut), nonNil(a.LargeFiles), nonNil(a.Mismatches)
 	sort.SliceStable(a.LargeFiles, func(i, j int) bool { return a.LargeFiles[i].Size > a.LargeFiles[j].Size })
 	if len(a.LargeFiles) > auditMaxListed {
 		a.LargeFiles = a.LargeFiles[:auditMaxListed]
@@ -190,6 +192,13 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 		a.MBPerSec = float64(a.Bytes) / (1 << 20) / a.Seconds
 	}
 	return a
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // mismatchOrder puts the mismatches worth a look first: files outside
