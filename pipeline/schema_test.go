@@ -515,3 +515,50 @@ func TestSchemasValidateGoSource(t *testing.T) {
 			r.Staged, r.Secrets, r.Audit.MismatchCount, r.Categories["data"], r.Pruned)
 	}
 }
+
+// TestOutputDocsDescribeSchemas: docs/output.md, the contract in words,
+// names every property of every schema as `name`, and its reasons table
+// has a row for every reason the files.json schema lists.
+func TestOutputDocsDescribeSchemas(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "output.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	var walk func(where string, node any)
+	walk = func(where string, node any) {
+		switch n := node.(type) {
+		case map[string]any:
+			if props, ok := n["properties"].(map[string]any); ok {
+				for name := range props {
+					if !strings.Contains(doc, "`"+name+"`") && !strings.Contains(doc, `"`+name+`"`) {
+						t.Errorf("docs/output.md never names %s's field `%s`", where, name)
+					}
+				}
+			}
+			for _, v := range n {
+				walk(where, v)
+			}
+		case []any:
+			for _, v := range n {
+				walk(where, v)
+			}
+		}
+	}
+	for value := range outputSchemas {
+		walk(schema.File(value), schemaDoc(t, value))
+		if !strings.Contains(doc, "`"+value+"`") {
+			t.Errorf("docs/output.md does not name the schema %s", value)
+		}
+	}
+	_, table, _ := strings.Cut(doc, "### Reasons\n")
+	table, _, _ = strings.Cut(table, "\n\n")
+	for _, r := range enumOf(t, schemaDoc(t, manifest.FilesSchema), "$defs", "reason") {
+		if r == "" {
+			r = `""` // plain source and text: the row reads | `""` |
+		}
+		if !strings.Contains(table, "\n| `"+r+"`") && !strings.Contains(table, ", `"+r+"`") && !strings.Contains(table, "| `"+r+"`,") {
+			t.Errorf("docs/output.md's reasons table has no row for %q", r)
+		}
+	}
+}

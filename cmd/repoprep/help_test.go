@@ -96,54 +96,67 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestHelpMatchesDocs: docs/cli.md's table for each command lists exactly
-// the flags its help lists, with the same default.
+// TestHelpMatchesDocs: docs/cli.md's table for each command, and the
+// README's table for run, list exactly the flags the help lists, with the
+// same shorthand and default.
 func TestHelpMatchesDocs(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
-	if err != nil {
-		t.Fatal(err)
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("..", "..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
 	}
-	doc := string(data)
-	docRow := regexp.MustCompile("(?m)^\\| `(?:-([a-z]), )?--([a-z-]+)(?: ([A-Z]+))?` \\| ([^|]*) \\|")
+	cli, readme := read("docs/cli.md"), read("README.md")
 	for _, c := range commands {
 		if c.run == nil || c.name == "version" {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
 			_, help, _ := runCmd(t, c.name, "-h")
-			rows := helpFlags(t, help)
-			_, section, ok := strings.Cut(doc, "\n## `repoprep "+c.name)
-			if !ok {
-				t.Fatalf("docs/cli.md has no section \"## `repoprep %s ...`\"", c.name)
-			}
-			section, _, _ = strings.Cut(section, "\n## ")
-			documented := map[string]bool{}
-			for _, m := range docRow.FindAllStringSubmatch(section, -1) {
-				name, def := m[2], strings.ReplaceAll(strings.TrimSpace(m[4]), "`", "")
-				documented[name] = true
-				row, ok := rows[name]
-				if !ok {
-					t.Errorf("docs/cli.md documents --%s, which %s -h does not list", name, c.name)
-					continue
-				}
-				if want := "-" + m[1] + ", --" + name; m[1] != "" && !strings.Contains(row, want) {
-					t.Errorf("--%s: docs give the shorthand -%s, help %q", name, m[1], row)
-				}
-				_, helpDef, _ := strings.Cut(row, "(default ")
-				helpDef = strings.TrimSuffix(helpDef, ")")
-				if def == "none" || def == "off" {
-					def = ""
-				}
-				if helpDef != def {
-					t.Errorf("--%s: docs/cli.md says default %q, help says %q", name, def, helpDef)
-				}
-			}
-			for name := range rows {
-				if !documented[name] {
-					t.Errorf("%s -h lists --%s, which docs/cli.md does not document", c.name, name)
-				}
+			checkFlagTable(t, "docs/cli.md", cli, "\n## `repoprep "+c.name+" ", helpFlags(t, help))
+			if c.name == "run" {
+				checkFlagTable(t, "README.md", readme, "\n### `repoprep run ", helpFlags(t, help))
 			}
 		})
+	}
+}
+
+// checkFlagTable compares the flag table in doc's section starting with
+// header with the help's flag rows.
+func checkFlagTable(t *testing.T, docName, doc, header string, rows map[string]string) {
+	t.Helper()
+	_, section, ok := strings.Cut(doc, header)
+	if !ok {
+		t.Fatalf("%s has no section %q", docName, strings.TrimSpace(header))
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	docRow := regexp.MustCompile("(?m)^\\| `(?:-([a-z]), )?--([a-z-]+)(?: ([A-Z]+))?` \\| ([^|]*) \\|")
+	documented := map[string]bool{}
+	for _, m := range docRow.FindAllStringSubmatch(section, -1) {
+		name, def := m[2], strings.ReplaceAll(strings.TrimSpace(m[4]), "`", "")
+		documented[name] = true
+		row, ok := rows[name]
+		if !ok {
+			t.Errorf("%s documents --%s, which the help does not list", docName, name)
+			continue
+		}
+		if m[1] != "" && !strings.Contains(row, "-"+m[1]+", --"+name) {
+			t.Errorf("--%s: %s gives the shorthand -%s, the help %q", name, docName, m[1], row)
+		}
+		_, helpDef, _ := strings.Cut(row, "(default ")
+		helpDef = strings.TrimSuffix(helpDef, ")")
+		if def == "none" || def == "off" {
+			def = ""
+		}
+		if helpDef != def {
+			t.Errorf("--%s: %s says default %q, the help %q", name, docName, def, helpDef)
+		}
+	}
+	for name := range rows {
+		if !documented[name] {
+			t.Errorf("the help lists --%s, which %s does not document", name, docName)
+		}
 	}
 }
 
