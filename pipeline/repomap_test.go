@@ -398,3 +398,14 @@ func BenchmarkRepoMap(b *testing.B) {
 		RepoMap(m, RepoMapOptions{Name: "mono"})
 	}
 }
+
+func TestMapTokenCount(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0", 812: "812", 9_999: "9,999", 10_000: "10k", 943_204: "943k",
+		1_000_000: "1.0M", 1_424_978: "1.4M", 9_999_999: "9.9M", 26_446_048: "26M",
+	} {
+		if got := mapTokenCount(n); got != want {
+			t.Errorf("mapTokenCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

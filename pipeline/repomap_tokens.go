@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/repoprep/repoprep/internal/manifest"
@@ -27,7 +28,7 @@ func gatherMapTokens(m *manifest.Manifest) mapTokens {
 // render ends the map's first sentence: ", N o200k tokens: where they
 // sit by top-level directory" (at most c.tokenDirs, none under 1%).
 func (t mapTokens) render(b *strings.Builder, c mapCaps) {
-	fmt.Fprintf(b, ", %s o200k tokens", mapNum64(t.total))
+	fmt.Fprintf(b, ", %s o200k tokens", mapTokenCount(t.total))
 	for i, d := range t.dirs {
 		if i == c.tokenDirs || len(t.dirs) == 1 || d.Tokens*100 < t.total {
 			break
@@ -58,7 +59,23 @@ func (t mapTokens) renderFiles(b *strings.Builder, c mapCaps) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(mapCode(mapElide(f.Path, c.pathRunes)) + " " + mapNum(f.Tokens))
+		b.WriteString(mapCode(mapElide(f.Path, c.pathRunes)) + " " + mapTokenCount(int64(f.Tokens)))
 	}
-	b.WriteString("; read large files by line range.\n")
+	b.WriteString(": read such files by line range.\n")
+}
+
+// mapTokenCount writes a token count the way the map can afford: exact
+// below 10,000, then in thousands (12k) and millions (1.4M), which saves
+// the map a few tokens a number.
+func mapTokenCount(n int64) string {
+	switch {
+	case n < 10_000:
+		return mapNum64(n)
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + "k"
+	case n < 10_000_000:
+		return strconv.FormatFloat(float64(n/100_000)/10, 'f', 1, 64) + "M"
+	default:
+		return strconv.FormatInt(n/1_000_000, 10) + "M"
+	}
 }
