@@ -427,7 +427,6 @@ func latin1Garble(s string) string {
 // reasons and finding kinds below. Run again in exclude mode for the
 // "secret" reason.
 func TestSchemasValidateFixtureRun(t *testing.T) {
-	xt.SkipPDFUnderRace(t) // not needed without PDFs, but extraction is slow under -race anyway
 	schemas := compileSchemas(t)
 	src := schemaFixture(t)
 	for _, mode := range []string{"redact", "exclude"} {
@@ -514,8 +513,8 @@ func TestSchemasValidateGoSource(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(src, "crypto", "x509")); err != nil {
 		t.Skip("no Go source tree at", src)
 	}
-	if testing.Short() {
-		t.Skip("-short: runs over 600 files of GOROOT/src")
+	if testing.Short() || raceEnabled {
+		t.Skip("-short or -race: runs over 600 files of GOROOT/src; make test runs it without -race")
 	}
 	schemas := compileSchemas(t)
 	rulesFile := filepath.Join(t.TempDir(), "rules.toml")
