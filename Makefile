@@ -29,10 +29,11 @@ race:
 	$(GO) test -race -count=1 $(PKGS)
 
 # PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
-# so the tests that run it skip there and run here, without -race.
+# so the tests that run it skip there and run here, without -race; so does
+# the schema test's run over part of GOROOT/src (ten times slower raced).
 pdf:
 	$(GO) test -count=1 ./internal/extract/
-	$(GO) test -count=1 -run PDF ./pipeline/ ./cmd/repoprep/
+	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource' ./pipeline/ ./cmd/repoprep/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s

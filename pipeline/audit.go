@@ -55,6 +55,13 @@ type Audit struct {
 	DocumentsExtracted []AuditCount `json:"documents_extracted,omitempty"`
 	DocumentsRefused   []AuditCount `json:"documents_refused,omitempty"`
 
+	// Tokens is the o200k token count of the staged files: what reading
+	// the whole snapshot costs an agent (audit_tokens.go).
+	Tokens           int64            `json:"tokens"`
+	TokensByCategory []AuditTokens    `json:"tokens_by_category"` // by tokens
+	TokensByDir      []AuditTokens    `json:"tokens_by_dir"`      // top-level directories ("." for root files), by tokens, at most 50
+	TopTokenFiles    []AuditTokenFile `json:"top_token_files"`    // the 10 staged files with the most tokens
+
 	Secrets      []AuditCount `json:"secrets"` // findings per rule
 	SecretsTotal int          `json:"secrets_total"`
 	Stages       []StageTime  `json:"stages"`
@@ -151,7 +158,10 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 		}
 	}
 	a.DuplicateGroups = len(groups)
+	a.addTokens(m)
 	a.LeftOut, a.LeftOutCount, a.LeftOutBytes = left.top, left.count, left.bytes
+	// Empty lists are [] in report.json, never null: the schema says array.
+	a.LeftOut, a.LargeFiles, a.Mismatches = nonNil(a.LeftOut), nonNil(a.LargeFiles), nonNil(a.Mismatches)
 	sort.SliceStable(a.LargeFiles, func(i, j int) bool { return a.LargeFiles[i].Size > a.LargeFiles[j].Size })
 	if len(a.LargeFiles) > auditMaxListed {
 		a.LargeFiles = a.LargeFiles[:auditMaxListed]
@@ -182,6 +192,13 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 		a.MBPerSec = float64(a.Bytes) / (1 << 20) / a.Seconds
 	}
 	return a
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // mismatchOrder puts the mismatches worth a look first: files outside
@@ -271,10 +288,11 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	r := &auditWriter{w: w, color: color}
 	r.title("Scanned")
 	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
-	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes))
+	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes), mapNum64(a.Tokens)+" tokens")
 	r.row("directories not walked", mapNum(a.Pruned))
 	r.renderLeftOut(a)
 	r.counts("By category", a.Categories)
+	r.renderTokens(a)
 	r.counts("By reason", a.Reasons)
 	r.counts("Top extensions", a.Extensions)
 	r.counts("Top directories by files", a.DirsByFiles)
@@ -354,7 +372,7 @@ func (r *auditWriter) flush() {
 				b.WriteString("  ")
 			}
 			// Figures align right; names and words align left.
-			if i > 0 && cell != "" && cell[0] >= '0' && cell[0] <= '9' {
+			if i > 0 && cell != "" && (cell[0] >= '0' && cell[0] <= '9' || cell[0] == '<') {
 				b.WriteString(pad + cell)
 			} else {
 				b.WriteString(cell + pad)

@@ -6,11 +6,14 @@ package pipeline
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"unicode"
@@ -94,6 +97,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Root == "" {
 		o.Root = "."
 	}
+	if err := checkSource(o.Root); err != nil {
+		return o, err
+	}
 	var err error
 	if o.Root, err = filepath.Abs(o.Root); err != nil {
 		return o, err
@@ -139,4 +145,36 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return o, nil
+}
+
+// optionsError is an error in what the caller asked for: its text is the
+// cause alone, in the user's terms, and errors.Is finds ErrBadOptions.
+type optionsError struct{ err error }
+
+func (e optionsError) Error() string        { return e.err.Error() }
+func (e optionsError) Unwrap() error        { return e.err }
+func (e optionsError) Is(target error) bool { return target == ErrBadOptions }
+
+func badOptions(err error) error { return optionsError{err} }
+
+// urlLike matches what a user pastes from a forge: a URL with a scheme, or
+// git's scp-like "user@host:path".
+var urlLike = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9+.-]*://|[\w.-]+@[\w.-]+:)`)
+
+// checkSource says in the user's terms why root cannot be read as a
+// source tree, before anything is made absolute (which would turn
+// "https://host/x" into a path under the working directory).
+func checkSource(root string) error {
+	info, err := os.Stat(root)
+	switch {
+	case err != nil && urlLike.MatchString(root):
+		return fmt.Errorf("%s is a URL: remote repositories are not fetched; clone it first (git clone %s) and run on the clone", root, root)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("source directory %s does not exist", root)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("source %s is a file; repoprep run takes a directory", root)
+	}
+	return nil
 }

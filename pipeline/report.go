@@ -13,6 +13,7 @@ type Report struct {
 	Bytes       int64             `json:"bytes"`
 	Staged      int               `json:"staged"`
 	StagedBytes int64             `json:"staged_bytes"`
+	Tokens      int64             `json:"tokens"` // o200k tokens of the staged files; audit.tokens_by_* break it down
 	Pruned      int               `json:"pruned"`
 	Categories  map[string]int    `json:"categories"`
 	Reasons     map[string]int    `json:"reasons"`

@@ -40,21 +40,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	rs, err := LoadRules(opts.Root, opts.RulesFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	for _, w := range rs.Warnings {
 		opts.Logger.Warn(w)
 	}
 	sec, err := newSecretOptions(opts, rs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	lock, err := acquireLock(opts.OutDir, opts.Logger)
 	if err != nil {

@@ -92,6 +92,15 @@ func TestRunGolden(t *testing.T) {
 	if r := res.Report; r.Files != len(res.Manifest.Files) || r.Staged == 0 || r.StagedBytes == 0 || r.Bytes <= r.StagedBytes || len(r.Stages) != 7 { // six stages, the indexes, the writes
 		t.Errorf("report: files %d staged %d staged bytes %d bytes %d stages %d", r.Files, r.Staged, r.StagedBytes, r.Bytes, len(r.Stages))
 	}
+	var tokens int64
+	for _, e := range res.Manifest.Files {
+		if e.Staged {
+			tokens += int64(e.Tokens)
+		}
+	}
+	if r := res.Report; tokens == 0 || r.Tokens != tokens || r.Audit.Tokens != tokens {
+		t.Errorf("report tokens %d, audit tokens %d; want the staged files' %d", r.Tokens, r.Audit.Tokens, tokens)
+	}
 	for _, name := range []string{"files.json", "oversize.json", "REPO_MAP.md", "secrets.json"} {
 		got, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {

@@ -113,6 +113,7 @@ func (r *run) report(res *Result) Report {
 		if e.Staged {
 			rep.Staged++
 			rep.StagedBytes += e.Size // source bytes; the staged copies are in tree/
+			rep.Tokens += int64(e.Tokens)
 		}
 	}
 	byRule := map[string]int{}
