@@ -87,23 +87,10 @@ func docxHeadingStyles(z *zipDoc) (map[string]int, error) {
 	if !z.has("word/styles.xml") {
 		return levels, nil
 	}
-	s, err := z.xml("word/styles.xml")
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	var id string
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return levels, nil
-		}
+	for e, err := range z.starts("word/styles.xml") {
 		if err != nil {
 			return nil, err
-		}
-		e, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
 		}
 		switch e.Name.Local {
 		case "style":
@@ -123,6 +110,7 @@ func docxHeadingStyles(z *zipDoc) (map[string]int, error) {
 			}
 		}
 	}
+	return levels, nil
 }
 
 // docxLevel is the heading level of a paragraph style, falling back on

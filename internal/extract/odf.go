@@ -63,23 +63,15 @@ func odfEncrypted(z *zipDoc) error {
 	if !z.has("META-INF/manifest.xml") {
 		return nil
 	}
-	s, err := z.xml("META-INF/manifest.xml")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return nil
-		}
+	for e, err := range z.starts("META-INF/manifest.xml") {
 		if err != nil {
 			return err
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "encryption-data" {
+		if e.Name.Local == "encryption-data" {
 			return encrypted("password-protected OpenDocument (the manifest lists encrypted parts)")
 		}
 	}
+	return nil
 }
 
 type odfPara struct {

@@ -52,22 +52,12 @@ func pptxSlides(z *zipDoc, main string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := z.xml(main)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	var slides []string
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return slides, nil
-		}
+	for e, err := range z.starts(main) {
 		if err != nil {
 			return nil, err
 		}
-		e, ok := tok.(xml.StartElement)
-		if !ok || e.Name.Local != "sldId" {
+		if e.Name.Local != "sldId" {
 			continue
 		}
 		for _, a := range e.Attr {
@@ -78,6 +68,7 @@ func pptxSlides(z *zipDoc, main string) ([]string, error) {
 			}
 		}
 	}
+	return slides, nil
 }
 
 // pptxPart writes the text of one slide or notes page. For notes only the
