@@ -18,10 +18,11 @@ type openTable struct {
 // tableFrame is what a tableStack holds: an openTable, or a format's own
 // table type that embeds one beside state of its own (ODF's repeats).
 type tableFrame interface {
-	open() *openTable
+	base() *openTable
 }
 
-func (t *openTable) open() *openTable { return t }
+// base is the table itself; a type that embeds openTable inherits it.
+func (t *openTable) base() *openTable { return t }
 
 // tableStack is the tables open around the current token, innermost
 // last. Tables nest inside cells; each writer keeps one stack.
@@ -41,7 +42,7 @@ func (s tableStack[T]) innermost() *openTable {
 	if len(s) == 0 {
 		return nil
 	}
-	return s[len(s)-1].open()
+	return s[len(s)-1].base()
 }
 
 // push opens a table inside the current one, refusing nesting deeper
@@ -63,7 +64,7 @@ func (s *tableStack[T]) pop() *table {
 	if n == 0 {
 		return nil
 	}
-	t := (*s)[n-1].open()
+	t := (*s)[n-1].base()
 	*s = (*s)[:n-1]
 	if outer := s.innermost(); outer != nil {
 		for _, row := range t.tb.rows {
