@@ -59,22 +59,14 @@ type htmlWriter struct {
 	skip    atom.Atom // inside head, script, style...: the element that ends the skip
 	pre     int
 	lists   int
-	tables  []*docxTable
-}
-
-func (h *htmlWriter) table() *docxTable {
-	if len(h.tables) == 0 {
-		return nil
-	}
-	return h.tables[len(h.tables)-1]
+	tables  tableStack[*openTable]
 }
 
 // flush ends the current line of inline text.
 func (h *htmlWriter) flush() {
 	text := h.line.String()
 	h.line.Reset()
-	if t := h.table(); t != nil {
-		addCellLine(&t.cell, text)
+	if h.tables.addToCell(text) {
 		return
 	}
 	if strings.TrimSpace(text) == "" {
@@ -160,21 +152,13 @@ func (h *htmlWriter) start(a atom.Atom, selfClosing bool) error {
 		h.prefix = strings.Repeat("  ", min(max(h.lists-1, 0), 8)) + "- "
 	case atom.Table:
 		h.flush()
-		h.tables = append(h.tables, &docxTable{})
-		if len(h.tables) > maxTableDepth {
-			return overLimit("tables nested more than %d deep", maxTableDepth)
-		}
+		return h.tables.push(&openTable{})
 	case atom.Tr:
 		h.flush()
-		if t := h.table(); t != nil {
-			t.row = t.row[:0]
-		}
+		h.tables.startRow()
 	case atom.Td, atom.Th:
 		h.flush()
-		if t := h.table(); t != nil {
-			t.cell.Reset()
-			return h.b.cell(1)
-		}
+		return h.tables.startCell(h.b)
 	case atom.P, atom.Div, atom.Section, atom.Article, atom.Blockquote, atom.Dl, atom.Dt, atom.Dd,
 		atom.Figure, atom.Figcaption, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main, atom.Hr:
 		h.flush()
@@ -201,32 +185,25 @@ func (h *htmlWriter) end(a atom.Atom) error {
 		h.lists = max(h.lists-1, 0)
 	case atom.Td, atom.Th:
 		h.flush()
-		if t := h.table(); t != nil {
-			t.row = append(t.row, t.cell.String())
+		err := h.tables.endCell(h.b)
+		if t := h.tables.top(); t != nil {
+			// Unlike XML, HTML may end a cell it never started: a stray
+			// </td> must not add the same text again.
 			t.cell.Reset()
-			return h.b.hold(len(t.row[len(t.row)-1]))
 		}
+		return err
 	case atom.Tr:
 		h.flush()
-		if t := h.table(); t != nil && len(t.row) > 0 {
-			err := t.tb.add(append([]string(nil), t.row...), h.b)
-			t.row = t.row[:0]
-			return err
+		err := h.tables.endRow(h.b)
+		if t := h.tables.top(); t != nil {
+			t.row = t.row[:0] // nor a stray </tr> the same row
 		}
+		return err
 	case atom.Table:
 		h.flush()
-		if len(h.tables) == 0 {
-			return nil
+		if tb := h.tables.pop(); tb != nil {
+			return tb.write(h.out)
 		}
-		t := h.tables[len(h.tables)-1]
-		h.tables = h.tables[:len(h.tables)-1]
-		if outer := h.table(); outer != nil {
-			for _, row := range t.tb.rows {
-				addCellLine(&outer.cell, strings.Join(row, " ; "))
-			}
-			return nil
-		}
-		return t.tb.write(h.out)
 	case atom.Li, atom.P, atom.Div, atom.Section, atom.Article, atom.Blockquote, atom.Dl, atom.Dt, atom.Dd,
 		atom.Figure, atom.Figcaption, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main:
 		h.flush()

@@ -113,6 +113,24 @@ var scanBufs = sync.Pool{New: func() any {
 	return &b
 }}
 
+// fill reads r into buf's spare capacity until buf is full or r ends, and
+// reports whether it ended. Both block scanners read this way (scanReader
+// for the rules, Matcher.find for known values), so each step sees as much
+// of the file as its buffer holds whatever sizes r's reads come in.
+func fill(r io.Reader, buf []byte) ([]byte, bool, error) {
+	for len(buf) < cap(buf) {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, true, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
+	return buf, false, nil
+}
+
 // scanReader is ScanFile's loop. Each step scans buf[:scanEnd], which starts and ends on
 // line boundaries, keeps the findings that start before keep, and carries buf[keep:] over.
 // A block (a private key) whose closing marker lies beyond scanEnd is followed as an
@@ -147,12 +165,9 @@ func (s *Scanner) scanReader(ctx context.Context, r io.Reader, skip []bool, f fo
 		if cap(buf)-len(buf) < chunk {
 			buf = slices.Grow(buf, chunk)
 		}
-		for !eof && len(buf) < cap(buf) {
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
+		if !eof {
+			var err error
+			if buf, eof, err = fill(r, buf); err != nil {
 				return nil, err
 			}
 		}

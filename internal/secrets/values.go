@@ -188,12 +188,9 @@ func (m *Matcher) find(r io.Reader, block int) ([]valueSpan, error) {
 	var base, acceptFrom int64 // file offset of buf[0]; ends at or before acceptFrom are done
 	eof := false
 	for {
-		for !eof && len(buf) < cap(buf) {
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
+		if !eof {
+			var err error
+			if buf, eof, err = fill(r, buf); err != nil {
 				return nil, err
 			}
 		}
