@@ -59,7 +59,7 @@ type htmlWriter struct {
 	skip    atom.Atom // inside head, script, style...: the element that ends the skip
 	pre     int
 	lists   int
-	tables  tableStack[*openTable]
+	tables  tableStack[*htmlTable]
 }
 
 // flush ends the current line of inline text.
@@ -152,12 +152,22 @@ func (h *htmlWriter) start(a atom.Atom, selfClosing bool) error {
 		h.prefix = strings.Repeat("  ", min(max(h.lists-1, 0), 8)) + "- "
 	case atom.Table:
 		h.flush()
-		return h.tables.push(&openTable{})
+		return h.tables.push(&htmlTable{})
 	case atom.Tr:
 		h.flush()
-		h.tables.startRow()
+		if err := h.closeRow(); err != nil {
+			return err
+		}
+		h.openRow()
 	case atom.Td, atom.Th:
 		h.flush()
+		if err := h.closeCell(); err != nil {
+			return err
+		}
+		h.openRow()
+		if t := h.tables.top(); t != nil {
+			t.inCell = true
+		}
 		return h.tables.startCell(h.b)
 	case atom.P, atom.Div, atom.Section, atom.Article, atom.Blockquote, atom.Dl, atom.Dt, atom.Dd,
 		atom.Figure, atom.Figcaption, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main, atom.Hr:
@@ -185,22 +195,15 @@ func (h *htmlWriter) end(a atom.Atom) error {
 		h.lists = max(h.lists-1, 0)
 	case atom.Td, atom.Th:
 		h.flush()
-		err := h.tables.endCell(h.b)
-		if t := h.tables.top(); t != nil {
-			// Unlike XML, HTML may end a cell it never started: a stray
-			// </td> must not add the same text again.
-			t.cell.Reset()
-		}
-		return err
+		return h.closeCell()
 	case atom.Tr:
 		h.flush()
-		err := h.tables.endRow(h.b)
-		if t := h.tables.top(); t != nil {
-			t.row = t.row[:0] // nor a stray </tr> the same row
-		}
-		return err
+		return h.closeRow()
 	case atom.Table:
 		h.flush()
+		if err := h.closeRow(); err != nil {
+			return err
+		}
 		if tb := h.tables.pop(); tb != nil {
 			return tb.write(h.out)
 		}
@@ -209,4 +212,46 @@ func (h *htmlWriter) end(a atom.Atom) error {
 		h.flush()
 	}
 	return nil
+}
+
+// htmlTable is an HTML table being read. Unlike XML, HTML leaves end tags
+// out (<td>a<td>b, a row without </tr>, a table closed inside a cell) and
+// has stray ones (a </td> with no cell open), so the writer tracks which
+// row and cell are open: a new cell ends the open one, a new row or the
+// table's end ends the open row, and an end tag with nothing open does
+// nothing, as an HTML parser's implied end tags do.
+type htmlTable struct {
+	openTable
+	inRow, inCell bool
+}
+
+// openRow starts a row of the innermost table unless one is open.
+func (h *htmlWriter) openRow() {
+	if t := h.tables.top(); t != nil && !t.inRow {
+		h.tables.startRow()
+		t.inRow = true
+	}
+}
+
+// closeCell ends the innermost table's open cell, if any.
+func (h *htmlWriter) closeCell() error {
+	t := h.tables.top()
+	if t == nil || !t.inCell {
+		return nil
+	}
+	t.inCell = false
+	return h.tables.endCell(h.b)
+}
+
+// closeRow ends the innermost table's open cell and row, if any.
+func (h *htmlWriter) closeRow() error {
+	if err := h.closeCell(); err != nil {
+		return err
+	}
+	t := h.tables.top()
+	if t == nil || !t.inRow {
+		return nil
+	}
+	t.inRow = false
+	return h.tables.endRow(h.b)
 }
