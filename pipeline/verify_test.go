@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -176,7 +176,7 @@ func TestVerify(t *testing.T) {
 		}, []string{"REPO_MAP.md: not a regular file"}},
 		{"files.json a FIFO", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "files.json")))
-			noErr(t, syscall.Mkfifo(filepath.Join(dir, "files.json"), 0o644))
+			testkit.Mkfifo(t, filepath.Join(dir, "files.json"))
 		}, []string{"files.json: not a regular file"}},
 		{"files.json truncated", func(t *testing.T, dir string) {
 			data, err := os.ReadFile(filepath.Join(dir, "files.json"))

@@ -5,11 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/text/encoding/japanese"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // normalizeOne runs classify, triage and normalize on one file.
@@ -178,7 +179,7 @@ func TestSwappedForFIFOAfterScan(t *testing.T) {
 	recs, _ := scanDir(t, src, ScanOptions{})
 	rec := recs["notes.txt"]
 	must(t, os.Remove(filepath.Join(src, "notes.txt")))
-	must(t, syscall.Mkfifo(filepath.Join(src, "notes.txt"), 0o644))
+	testkit.Mkfifo(t, filepath.Join(src, "notes.txt"))
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 	done := make(chan struct{})
 	go func() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -141,5 +142,50 @@ func TestStat(t *testing.T) {
 	}
 	if _, err := Lstat(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Lstat(missing) = %v, want ErrNotExist", err)
+	}
+}
+
+// TestReadDirAgain: a cached descriptor read once lists everything again
+// (Linux rewinds it for getdents; other Unixes read through a duplicate
+// sharing its offset; Windows restarts the listing).
+func TestReadDirAgain(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for i := range 300 { // more than one buffer of entries
+		name := fmt.Sprintf("file-with-a-longish-name-%03d.txt", i)
+		want = append(want, name)
+		mustT(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+	}
+	tr := openTree(t, dir, Options{})
+	for round := range 3 {
+		names, err := tr.Root().ReadDir()
+		mustT(t, err)
+		slices.Sort(names)
+		if !slices.Equal(names, want) {
+			t.Fatalf("round %d: %d names, want %d", round, len(names), len(want))
+		}
+	}
+}
+
+// TestATimeMovedCounted: where opens can keep access times (Linux, as the
+// files' owner) none is counted; where the platform cannot (KeepsATime
+// false), every open is, so report.json's atime_not_kept says so.
+func TestATimeMovedCounted(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b", "c"} {
+		mustT(t, os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644))
+	}
+	tr := openTree(t, dir, Options{ATimeRefused: func() { t.Error("O_NOATIME refused for the files' owner") }})
+	for _, name := range []string{"a", "b", "c"} {
+		f, err := tr.Root().OpenFile(name, ID{})
+		mustT(t, err)
+		f.Close()
+	}
+	want := int64(0)
+	if !KeepsATime {
+		want = 3
+	}
+	if got := tr.ATimeMoved(); got != want {
+		t.Errorf("ATimeMoved = %d after 3 opens, want %d (KeepsATime %v)", got, want, KeepsATime)
 	}
 }
