@@ -79,7 +79,9 @@ type Options struct {
 	MaxOpenDirs int
 	// ATimeRefused is called once, the first time the kernel refuses
 	// O_NOATIME (the caller does not own the file and is not root): that
-	// open, and later ones like it, move the file's access time.
+	// open, and later ones like it, move the file's access time. Where
+	// there is no O_NOATIME to refuse (KeepsATime false) it is never
+	// called, and ATimeMoved counts every open.
 	ATimeRefused func()
 }
 
@@ -88,14 +90,12 @@ type Options struct {
 type Tree struct {
 	root *Dir
 	max  int
-	sys  treeSys // what the platform's opens need (Linux: whether openat2 works)
+	sys  treeSys // what the platform's opens need (Unix: openat2 or not, the ATimeRefused callback)
 
 	mu         sync.Mutex
 	open       int  // descriptors held, root excluded
 	idle       list // open descriptors nobody uses, most recent first
 	closed     bool
-	atimeOnce  sync.Once
-	onATime    func()
 	atimeMoved atomic.Int64
 }
 
@@ -108,18 +108,18 @@ type Dir struct {
 	id     ID
 
 	fd         handle // noHandle while not open; guarded by tree.mu
-	pins       int // callers using fd; guarded by tree.mu
+	pins       int    // callers using fd; guarded by tree.mu
 	prev, next *Dir
 }
 
 // Open opens the directory at path (symlinks in path are followed: it is
 // what the user named) as the root of a Tree.
 func Open(path string, opts Options) (*Tree, error) {
-	t := &Tree{max: opts.MaxOpenDirs, onATime: opts.ATimeRefused}
+	t := &Tree{max: opts.MaxOpenDirs}
 	if t.max <= 0 {
 		t.max = 64
 	}
-	fd, id, err := t.openRoot(path)
+	fd, id, err := t.openRoot(path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -281,13 +281,6 @@ func (t *Tree) shed() bool {
 		t.open--
 	}
 	return t.open < n
-}
-
-func (t *Tree) atimeRefused() {
-	t.atimeMoved.Add(1)
-	if t.onATime != nil {
-		t.atimeOnce.Do(t.onATime)
-	}
 }
 
 // At is a directory's descriptor, pinned for the duration of a Do call:

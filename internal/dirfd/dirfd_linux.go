@@ -14,26 +14,26 @@ const KeepsATime = true
 
 const oNoATime = unix.O_NOATIME
 
-// treeSys: whether the kernel has openat2 (Linux 5.6) and no filter
+// kernelSys is whether the kernel has openat2 (Linux 5.6) and no filter
 // refuses it.
-type treeSys struct{ openat2 bool }
+type kernelSys struct{ openat2 bool }
 
 const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
 
 // probe tries openat2 once on the root: ENOSYS on old kernels, EPERM under
 // seccomp filters that predate it (some container runtimes).
-func probe(fd int) treeSys {
+func probe(fd int) kernelSys {
 	how := &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveFlags}
 	if pfd, err := unix.Openat2(fd, ".", how); err == nil {
 		unix.Close(pfd)
-		return treeSys{openat2: true}
+		return kernelSys{openat2: true}
 	}
-	return treeSys{}
+	return kernelSys{}
 }
 
 // openat opens the single component name below pfd; flags hold
 // O_NOFOLLOW, and openat2 refuses any symlink on the way besides.
-func (s treeSys) openat(pfd int, name string, flags int) (int, error) {
+func (s kernelSys) openat(pfd int, name string, flags int) (int, error) {
 	if s.openat2 {
 		return unix.Openat2(pfd, name, &unix.OpenHow{Flags: uint64(flags), Resolve: resolveFlags})
 	}

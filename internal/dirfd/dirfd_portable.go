@@ -16,15 +16,15 @@ const KeepsATime = false
 
 const oNoATime = 0
 
-// treeSys: plain openat needs nothing.
-type treeSys struct{}
+// kernelSys: plain openat needs nothing.
+type kernelSys struct{}
 
-func probe(int) treeSys { return treeSys{} }
+func probe(int) kernelSys { return kernelSys{} }
 
 // openat opens the single component name below pfd; flags hold
 // O_NOFOLLOW, so a symlink at name is refused (ELOOP) and, name being one
 // component, nothing else can be followed.
-func (treeSys) openat(pfd int, name string, flags int) (int, error) {
+func (kernelSys) openat(pfd int, name string, flags int) (int, error) {
 	return unix.Openat(pfd, name, flags, 0)
 }
 

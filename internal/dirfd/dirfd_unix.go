@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,9 +75,17 @@ func IsResource(err error) bool {
 	return false
 }
 
+// treeSys is what a Tree's opens need on Unix: what the kernel offers
+// (openat2, on Linux) and the ATimeRefused callback, called once.
+type treeSys struct {
+	kernel    kernelSys
+	onATime   func()
+	atimeOnce sync.Once
+}
+
 // openRoot opens the tree's top directory and learns what the kernel
-// offers (openat2, on Linux).
-func (t *Tree) openRoot(path string) (handle, ID, error) {
+// offers.
+func (t *Tree) openRoot(path string, opts Options) (handle, ID, error) {
 	fd, err := openNoATime(func(flags int) (int, error) {
 		return unix.Open(path, flags|unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}, nil)
@@ -88,7 +97,8 @@ func (t *Tree) openRoot(path string) (handle, ID, error) {
 		unix.Close(fd)
 		return noHandle, ID{}, &fs.PathError{Op: "fstat", Path: path, Err: err}
 	}
-	t.sys = probe(fd)
+	t.sys.kernel = probe(fd)
+	t.sys.onATime = opts.ATimeRefused
 	return fd, id, nil
 }
 
@@ -115,7 +125,7 @@ func (t *Tree) openat(pfd handle, name string, flags int) (handle, error) {
 		return -1, unix.EINVAL // a component, never a path
 	}
 	open := func(noATime int) (int, error) {
-		return t.sys.openat(pfd, name, flags|noATime|unix.O_NOFOLLOW|unix.O_NOCTTY)
+		return t.sys.kernel.openat(pfd, name, flags|noATime|unix.O_NOFOLLOW|unix.O_NOCTTY)
 	}
 	fd, err := openNoATime(open, t.atimeRefused)
 	if (err == unix.EMFILE || err == unix.ENFILE) && t.shed() {
@@ -128,6 +138,13 @@ func (t *Tree) openat(pfd handle, name string, flags int) (handle, error) {
 		t.atimeMoved.Add(1)
 	}
 	return fd, err
+}
+
+func (t *Tree) atimeRefused() {
+	t.atimeMoved.Add(1)
+	if t.sys.onATime != nil {
+		t.sys.atimeOnce.Do(t.sys.onATime)
+	}
 }
 
 // openNoATime opens with O_NOATIME and, when the kernel refuses it (EPERM:

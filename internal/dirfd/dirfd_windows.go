@@ -33,7 +33,8 @@ type handle = windows.Handle
 
 const noHandle = windows.InvalidHandle
 
-// treeSys: nothing to probe.
+// treeSys: nothing to probe, no O_NOATIME to be refused (ATimeRefused is
+// never called; ATimeMoved counts every open).
 type treeSys struct{}
 
 func closeHandle(h handle) error { return windows.CloseHandle(h) }
@@ -63,7 +64,8 @@ func outOfHandles(err error) bool {
 }
 
 // openRoot opens the tree's top directory (following what the user named).
-func (t *Tree) openRoot(path string) (handle, ID, error) {
+func (t *Tree) openRoot(path string, _ Options) (handle, ID, error) {
+	t.sys = treeSys{}
 	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return noHandle, ID{}, &fs.PathError{Op: "open", Path: path, Err: err}
