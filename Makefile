@@ -70,9 +70,14 @@ bench:
 # Six release binaries, checksums and SBOMs into dist/ (goreleaser's snapshot
 # mode: nothing is published), then the linux/amd64 binary must run.
 GORELEASER := $(GO) tool -modfile=tools/go.mod goreleaser
+# goreleaser reads the commit (and its time, for the file times) only
+# from a repository with a remote; without one (a local clone or worktree)
+# it stamps "none". Git's environment names the module's repository as
+# origin for that one command, and nothing is written to the git config.
+RELEASE_GIT := $(if $(shell git ls-remote --get-url 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/repoprep/repoprep)
 release:
 	$(GORELEASER) check
-	$(GORELEASER) release --snapshot --clean
+	$(RELEASE_GIT) $(GORELEASER) release --snapshot --clean
 	@ls dist/*.tar.gz dist/*.zip dist/checksums.txt dist/*.cdx.json
 	@cd dist && sha256sum --check --quiet checksums.txt
 	dist/repoprep_linux_amd64_v1/repoprep version | grep -E '^repoprep [0-9]+\.[0-9]+\.[0-9]+-snapshot\+[0-9a-f]+ commit [0-9a-f]{40} go'
