@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet cross cross-all staticcheck race portable fuzz bench bench-serve bench-shapes check-tokens fmt clean release
+.PHONY: build test vet cross cross-all staticcheck race portable bench-portable fuzz bench bench-serve bench-shapes check-tokens fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -40,6 +40,12 @@ cross-all:
 PORTABLE_PKGS ?= ./internal/dirfd ./stages ./pipeline
 portable:
 	$(GO) test -count=1 -tags repoprep_portable $(PORTABLE_PKGS)
+
+# The scan through the other Unixes' code paths (repoprep_portable) beside
+# Linux's, each beside the plain walk of the same tree.
+bench-portable:
+	$(GO) test -run '^$$' -bench 'ScanIgnore/none|ScanDeep|PlainWalk$$' -benchtime 5x -count 3 ./stages/
+	$(GO) test -tags repoprep_portable -run '^$$' -bench 'ScanIgnore/none|ScanDeep|PlainWalk$$' -benchtime 5x -count 3 ./stages/
 
 # staticcheck comes from go.mod's tool directive: no separate install.
 staticcheck:
