@@ -320,7 +320,8 @@ func (a At) Lstat(name string) (Stat, error) {
 // Readlink returns the target of the symlink or junction name, as its
 // print name says (as written, for a relative symlink).
 func (a At) Readlink(name string) (string, error) {
-	h, err := ntOpen(a.fd, name, windows.FILE_READ_ATTRIBUTES|windows.FILE_READ_EA, 0, windows.FILE_OPEN_REPARSE_POINT)
+	// Read access to the link itself, as os.Readlink asks for it.
+	h, err := ntOpen(a.fd, name, windows.FILE_GENERIC_READ, 0, windows.FILE_OPEN_REPARSE_POINT)
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
 	}
