@@ -42,11 +42,10 @@ func childRun(src string) int {
 	}
 	if os.Getenv(childCrash) == "between-renames" {
 		renameExchange = func(string, string) error { return syscall.EINVAL }
-		afterMoveAside = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
+		afterMoveAside = func() { killSelf(); select {} }
 	}
 	if n, err := strconv.ParseUint(os.Getenv(childNoFile), 10, 64); err == nil {
-		lim := syscall.Rlimit{Cur: n, Max: n}
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		if err := setNoFile(n); err != nil {
 			fmt.Fprintln(os.Stderr, "child: setrlimit:", err)
 			return 2
 		}

@@ -21,9 +21,10 @@ type Report struct {
 	Stages      []StageTime       `json:"stages"`
 	Tools       map[string]string `json:"tools"` // dependency versions that shape the output
 	Audit       *Audit            `json:"audit,omitempty"`
-	// ATimeNotKept counts source files opened without O_NOATIME because the
-	// kernel refused it (they are not the runner's): their access times
-	// may have moved.
+	// ATimeNotKept counts source files and directories opened without
+	// O_NOATIME, because the kernel refused it (they are not the runner's)
+	// or the platform has none (macOS, Windows): their access times may
+	// have moved.
 	ATimeNotKept int64 `json:"atime_not_kept,omitempty"`
 }
 

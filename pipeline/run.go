@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sys/unix"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 
@@ -123,11 +121,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 // dirID is the identity of the directory (or anything) at p, unfollowed.
 func dirID(p string) (dirfd.ID, error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
-		return dirfd.ID{}, &fs.PathError{Op: "lstat", Path: p, Err: err}
-	}
-	return dirfd.IDOf(&st), nil
+	st, err := dirfd.Lstat(p)
+	return st.ID, err
 }
 
 // checkPaths refuses an output that would swallow the input: publishing

@@ -20,7 +20,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
@@ -384,8 +383,8 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 		case d.Type().IsRegular():
 			regular[p] = true
 			if info, err := d.Info(); err == nil {
-				if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink != 1 {
-					v.add("tree/"+p, "has %d hard links; the server refuses such files", st.Nlink)
+				if n := linkCount(info); n != 1 {
+					v.add("tree/"+p, "has %d hard links; the server refuses such files", n)
 				}
 			}
 		default:

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -178,7 +178,7 @@ func TestVerify(t *testing.T) {
 		}, []string{"REPO_MAP.md: not a regular file"}},
 		{"files.json a FIFO", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "files.json")))
-			noErr(t, syscall.Mkfifo(filepath.Join(dir, "files.json"), 0o644))
+			testkit.Mkfifo(t, filepath.Join(dir, "files.json"))
 		}, []string{"files.json: not a regular file"}},
 		{"files.json truncated", func(t *testing.T, dir string) {
 			data, err := os.ReadFile(filepath.Join(dir, "files.json"))

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"syscall"
 
 	"github.com/repoprep/repoprep/internal/textenc"
 )
@@ -45,10 +44,10 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	// from readdir and are never "..", unsafe names are never staged, and
 	// O_EXCL refuses anything already at the final name.
 	name := e.treePath(rec)
-	if len(name) >= syscall.PathMax {
+	if len(name) >= pathMax {
 		// Said at once: MkdirAll would walk the path back up to where it
 		// fits, statting at each level, quadratic in the depth.
-		return e.writeFailed(rec, &fs.PathError{Op: "mkdir", Path: name, Err: syscall.ENAMETOOLONG})
+		return e.writeFailed(rec, &fs.PathError{Op: "mkdir", Path: name, Err: errNameTooLong})
 	}
 	if dir := path.Dir(rec.Path); dir != "." {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
@@ -113,7 +112,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 // it is recorded and the run goes on. Anything else (a full disk, I/O
 // errors) would leave the snapshot incomplete, so the run stops.
 func (e *Env) writeFailed(rec *Record, err error) error {
-	if errors.Is(err, syscall.ENAMETOOLONG) {
+	if isNameTooLong(err) {
 		e.removeStaged(rec.Path)
 		rec.fail("normalize", "path-too-long", err)
 		return nil
