@@ -42,6 +42,11 @@ type Options struct {
 	Version        string       // written into report.json
 	Progress       Reporter     // nil means silent
 	Logger         *slog.Logger // nil means discard; the library never calls slog.SetDefault
+
+	// stageByStage runs each per-file stage over every file in turn, each
+	// opening the files it reads, as before the one-read loop: the
+	// reference the loop's outputs are tested against.
+	stageByStage bool
 }
 
 // Reporter receives progress. Its methods are called from worker goroutines

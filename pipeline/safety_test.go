@@ -296,7 +296,7 @@ func TestGrowingFile(t *testing.T) {
 	big := strings.Repeat("now it is much longer\n", 200)
 	hook := func() { noErr(t, os.WriteFile(grow, []byte(big), 0o644)) }
 	out := filepath.Join(t.TempDir(), "out")
-	res := runFixture(t, src, out, func(o *Options) { o.Progress = onStage{"normalize", hook} })
+	res := runFixture(t, src, out, func(o *Options) { o.Progress = onStage{"files", hook} })
 	var e manifest.Entry
 	for _, x := range res.Manifest.Files {
 		if x.Path == "docs/growing.txt" {
@@ -368,7 +368,9 @@ func TestCancelInsideHugeLine(t *testing.T) {
 	}
 	line := bytes.Repeat([]byte("abcdefgh ijklmnop qrstuvwx yz012345 "), size/36)
 	noErr(t, os.WriteFile(filepath.Join(src, "huge.txt"), append(line, '\n'), 0o644))
-	for _, stage := range []string{"normalize", "secrets"} {
+	// "files" is the per-file loop: the cancel lands while it decodes or
+	// scans the line.
+	for _, stage := range []string{"files", "secrets"} {
 		t.Run(stage, func(t *testing.T) {
 			parent := t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())

@@ -235,6 +235,27 @@ func Redact(content []byte, fs []Finding) []byte {
 	return append(out, content[pos:]...)
 }
 
+// Mask is one replacement a redaction makes: bytes [Start, End) of the
+// content become Text ("[REDACTED:rule-id]").
+type Mask struct {
+	Start, End int64
+	Text       string
+}
+
+// Masks returns, in order, the replacements Redact makes in a content of
+// size bytes for fs (and RedactFile, in a file of that size): overlapping
+// findings become their union under the first one's rule. A caller that
+// holds the content applies them itself and adjusts what it measured
+// (tokens.Recount) instead of measuring the redacted copy again.
+func Masks(fs []Finding, size int64) []Mask {
+	merged := mergeSpans(fs, size)
+	out := make([]Mask, len(merged))
+	for i, f := range merged {
+		out[i] = Mask{Start: f.Start, End: f.End, Text: "[REDACTED:" + f.Rule + "]"}
+	}
+	return out
+}
+
 // mergeSpans sorts fs by offset and merges overlapping ones into their union, under the
 // rule of the one that starts first (the longest, on a tie). Spans outside [0, size)
 // (size < 0 for unknown) are dropped.

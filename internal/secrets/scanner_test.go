@@ -332,3 +332,23 @@ func TestConcurrentScan(t *testing.T) {
 		}
 	}
 }
+
+// Masks are the replacements Redact makes: applying them gives Redact's
+// output, overlapping findings merged under the first one's rule.
+func TestMasksMatchRedact(t *testing.T) {
+	content := []byte("0123456789abcdefghij")
+	fs := []Finding{{Start: 12, End: 15, Rule: "b"}, {Start: 2, End: 6, Rule: "a"}, {Start: 4, End: 9, Rule: "c"}, {Start: 18, End: 30, Rule: "out"}}
+	var out []byte
+	var pos int64
+	for _, m := range Masks(fs, int64(len(content))) {
+		out = append(append(out, content[pos:m.Start]...), m.Text...)
+		pos = m.End
+	}
+	out = append(out, content[pos:]...)
+	if want := Redact(content, fs); string(out) != string(want) {
+		t.Errorf("masks applied = %q, Redact = %q", out, want)
+	}
+	if string(out) != "01[REDACTED:a]9ab[REDACTED:b]fghij" {
+		t.Errorf("masks applied = %q", out)
+	}
+}

@@ -117,6 +117,7 @@ type Matcher struct {
 	fps     []string
 	maxLen  int
 	s       *Scanner
+	bufs    sync.Pool // find's read buffers: a fresh 1 MiB one per file was most of the pass's cost
 }
 
 // Matcher builds the automaton of every value in vals. Values of a rule s does not know
@@ -184,7 +185,14 @@ type valueSpan struct {
 func (m *Matcher) find(r io.Reader, block int) ([]valueSpan, error) {
 	block = max(block, 64) // each step must move past the overlap it keeps
 	var out []valueSpan
-	buf := make([]byte, 0, block+m.maxLen+1)
+	size := block + m.maxLen + 1
+	var buf []byte
+	if bp, ok := m.bufs.Get().(*[]byte); ok && cap(*bp) == size {
+		buf = (*bp)[:0]
+	} else {
+		buf = make([]byte, 0, size)
+	}
+	defer func() { buf = buf[:0]; m.bufs.Put(&buf) }()
 	var base, acceptFrom int64 // file offset of buf[0]; ends at or before acceptFrom are done
 	eof := false
 	for {
