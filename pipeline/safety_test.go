@@ -190,7 +190,7 @@ func TestLockUnlinkedMidRun(t *testing.T) {
 	ready := filepath.Join(t.TempDir(), "ready")
 	var stderr bytes.Buffer
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=normalize", childReady+"="+ready, childGo+"="+goOn)
+	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=files", childReady+"="+ready, childGo+"="+goOn)
 	cmd.Stderr = &stderr
 	noErr(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
