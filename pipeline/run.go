@@ -262,7 +262,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.tmp, tree, recs); err != nil {
+	if err := writeIndexes(ctx, r.tmp, tree, recs, r.opts.Workers); err != nil {
 		return nil, err
 	}
 	t(recs)

@@ -9,9 +9,6 @@ import (
 )
 
 const (
-	// blockBytes is how much content is lower-cased at a time for the keyword pass: small
-	// enough to stay in cache, large enough that the overlap between blocks costs nothing.
-	blockBytes = 64 << 10
 	// maxLineWindow bounds the text a single-line rule reads around a keyword: on a longer
 	// line (minified code, a base64 blob) it reads half this on each side of the keyword,
 	// so one long line with many keywords doesn't make the regex pass quadratic.
@@ -33,33 +30,16 @@ func (s *Scanner) windows(content []byte) [][]window {
 	for _, ri := range s.always {
 		wins[ri] = []window{{start: 0, end: len(content)}}
 	}
-	if s.trie == nil || len(content) == 0 {
+	if s.kw == nil || len(content) == 0 {
 		return wins
 	}
-	overlap := s.maxKw - 1
-	bp := lowerPool.Get().(*[]byte)
-	defer lowerPool.Put(bp)
-	if cap(*bp) < blockBytes+overlap {
-		*bp = make([]byte, blockBytes+overlap)
-	}
 	lines := lineCache{content: content, start: -1}
-	for from := 0; from < len(content); {
-		start := max(0, from-overlap) // a keyword may straddle the previous block's end
-		end := min(len(content), from+blockBytes)
-		block := lowerASCII((*bp)[:end-start], content[start:end])
-		s.trie.Walk(block, func(last, n, pattern int64) bool {
-			lastAbs := start + int(last)
-			if lastAbs < from {
-				return true // wholly inside the previous block: already reported
-			}
-			pos := lastAbs - int(n) + 1
-			for _, ri := range s.byKw[pattern] {
-				wins[ri] = addWindow(wins[ri], s.window(&lines, pos, &s.rules[ri]))
-			}
-			return true
-		})
-		from = end
-	}
+	s.kw.walk(content, func(last, n, pattern int) {
+		pos := last - n + 1
+		for _, ri := range s.byKw[pattern] {
+			wins[ri] = addWindow(wins[ri], s.window(&lines, pos, &s.rules[ri]))
+		}
+	})
 	return wins
 }
 
@@ -196,15 +176,4 @@ func (c *lineCache) around(pos int) (int, int) {
 		c.end = len(c.content)
 	}
 	return c.start, c.end
-}
-
-// lowerASCII writes src to dst with A-Z lower-cased; offsets stay the same.
-func lowerASCII(dst, src []byte) []byte {
-	for i, c := range src {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst[i] = c
-	}
-	return dst
 }
