@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -229,6 +230,10 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	r.pruned = pruned
 	t(recs)
+	if r.opts.MemoryLimit > 0 {
+		prev := debug.SetMemoryLimit(r.opts.MemoryLimit + int64(len(recs))*perFileMemory)
+		defer debug.SetMemoryLimit(prev)
+	}
 
 	if r.opts.stageByStage {
 		if err := r.eachStage(ctx, env, recs); err != nil {
@@ -274,6 +279,13 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	return res, nil
 }
+
+// perFileMemory is what the memory limit allows for each file beyond
+// Options.MemoryLimit: twice what a file's record, manifest entry and
+// share of the indexes hold live at the end of a run over GOROOT/src
+// (about 1 KiB), so a larger tree does not make the collector run
+// back to back.
+const perFileMemory = 2 << 10
 
 // eachFile runs the per-file stages as one loop (stages.Env.Process): each
 // file is opened and read once, and classify, triage, normalize, the

@@ -37,7 +37,7 @@ func (e *Env) ScanSecrets(ctx context.Context, rec *Record) error {
 		// Synchronous: the scan reads the worker's buffer, which must not
 		// outlive this call. A held text is at most a few MiB, so a
 		// cancelled run waits for at most one such scan.
-		scan, err = e.SecretScanner.ScanReader(ctx, c.w.reader(c.held), rec.Path)
+		scan, err = e.SecretScanner.ScanBytes(ctx, c.held, rec.Path)
 	} else {
 		scan, err = scanStaged(ctx, e.SecretScanner, e.treePath(rec), rec.Path)
 	}

@@ -89,6 +89,28 @@ func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) (*Sc
 	return sc, nil
 }
 
+// ScanBytes is ScanReader for a content held whole in memory (the
+// pipeline's per-file loop holds each text it stages): it is scanned where
+// it lies, without ScanReader's 4 MiB read buffer. A content longer than
+// one of ScanReader's chunks goes through ScanReader, so the answer is the
+// same either way.
+func (s *Scanner) ScanBytes(ctx context.Context, content []byte, path string) (*Scan, error) {
+	if len(content) > chunkBytes {
+		return s.ScanReader(ctx, bytes.NewReader(content), path)
+	}
+	cands, _ := s.candidates(ctx, content, nil, formatOf(path))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	hits := s.findings(content, cands, 1, 0)
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.Start, b.Start) })
+	sc := &Scan{Findings: stripHits(hits), values: make([][][]byte, len(hits))}
+	for i, h := range hits {
+		sc.values[i] = h.values
+	}
+	return sc, nil
+}
+
 // pathSkips marks the rules whose path allowlist covers path; nil when none
 // does, or when path is "" (scan for every rule; the caller judges paths).
 func (s *Scanner) pathSkips(path string) []bool {

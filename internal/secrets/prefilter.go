@@ -25,8 +25,16 @@ type window struct {
 // windows finds every keyword in one pass over content (ASCII case-insensitive) and returns,
 // per rule, the sorted, merged windows its regex must run over: the line around each
 // keyword it owns, or for a multiline rule MaxSpanBytes from that line on.
+// The result comes from s.winPool: the caller gives it back with putWindows.
 func (s *Scanner) windows(content []byte) [][]window {
-	wins := make([][]window, len(s.rules))
+	wp, _ := s.winPool.Get().(*[][]window)
+	if wp == nil {
+		wp = new([][]window)
+	}
+	wins := *wp
+	if len(wins) != len(s.rules) {
+		wins = make([][]window, len(s.rules))
+	}
 	for _, ri := range s.always {
 		wins[ri] = []window{{start: 0, end: len(content)}}
 	}
@@ -41,6 +49,16 @@ func (s *Scanner) windows(content []byte) [][]window {
 		}
 	})
 	return wins
+}
+
+// putWindows gives windows' result back for the next call: a fresh one
+// per call (a slice per rule) was the scan's largest allocation, most of it
+// for file names and link targets that hold no keyword at all.
+func (s *Scanner) putWindows(wins [][]window) {
+	for i := range wins {
+		wins[i] = wins[i][:0]
+	}
+	s.winPool.Put(&wins)
 }
 
 // window is the stretch rule r reads for a keyword at pos. A match holds its keyword, so

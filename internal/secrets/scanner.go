@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
@@ -49,6 +50,8 @@ type Scanner struct {
 	byKw    [][]int // keyword (automaton pattern) index -> indexes of the rules it gates
 	always  []int   // rules without keywords: they run over the whole content
 	fpKeyed *blake3.Hasher
+
+	winPool sync.Pool // *[][]window, one slice of windows per rule, for windows
 }
 
 // rule is a compiled rules.SecretRule.
@@ -252,6 +255,7 @@ type candidate struct {
 // It gives up (with what it has) once ctx is done; the caller checks ctx.
 func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f format) (cands []candidate, open *openBlock) {
 	wins := s.windows(content)
+	defer s.putWindows(wins)
 	for ri := range s.rules {
 		if len(wins[ri]) == 0 || (skip != nil && skip[ri]) {
 			continue

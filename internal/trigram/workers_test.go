@@ -14,7 +14,7 @@ import (
 
 // Files split by several workers make the same index, byte for byte, as
 // one goroutine makes: the pairs are added in id order whatever finishes
-// first. With a small maxPairs the runs and their merge are covered too.
+// first; and however many run files the pairs are flushed to.
 func TestBuildWorkersSameBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	contents := map[string]string{}
@@ -26,10 +26,10 @@ func TestBuildWorkersSameBytes(t *testing.T) {
 		contents[fmt.Sprintf("f%03d.txt", i)] = string(b)
 	}
 	files := memFiles(contents)
-	for _, pairs := range []int{4 << 20, 1000} {
+	var want []byte
+	for _, pairs := range []int{4 << 20, 1000, 777} {
 		old := maxPairs
 		maxPairs = pairs
-		var want []byte
 		for _, workers := range []int{1, 2, 5} {
 			dir := t.TempDir()
 			dst := filepath.Join(dir, FileName)
@@ -43,7 +43,7 @@ func TestBuildWorkersSameBytes(t *testing.T) {
 			if want == nil {
 				want = got
 			} else if !bytes.Equal(got, want) {
-				t.Errorf("maxPairs %d: %d workers built another index than 1", pairs, workers)
+				t.Errorf("maxPairs %d, %d workers: another index than with all pairs in memory and 1 worker", pairs, workers)
 			}
 		}
 		maxPairs = old

@@ -47,10 +47,10 @@ const (
 )
 
 // maxPairs bounds the (trigram, file) pairs held in memory while building
-// (8 bytes each, twice while sorting): past it they are flushed to a run
-// file and merged at the end, so memory does not grow with the tree. Go's
-// src/ makes about 9 million. A variable so tests can force many runs.
-var maxPairs = 4 << 20
+// (8 bytes each, twice while sorting: 32 MiB): past it they are flushed to
+// a run file and merged at the end, so memory does not grow with the tree.
+// Go's src/ makes about 9 million. A variable so tests can force many runs.
+var maxPairs = 2 << 20
 
 // File is one file to index: its name in the index and how to read it.
 type File struct {
@@ -96,6 +96,16 @@ func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers
 		if set.err != nil {
 			return fmt.Errorf("index %s: %w", f.Path, set.err)
 		}
+		if len(b.post) > 0 && len(b.post)+len(set.trigrams) > maxPairs {
+			// Flushed before the file rather than after it, so the pairs
+			// never outgrow maxPairs (appending past it would double them).
+			if err := b.flushRun(); err != nil {
+				return err
+			}
+		}
+		if b.post == nil {
+			b.post = make([]uint64, 0, maxPairs)
+		}
 		for _, t := range set.trigrams {
 			b.post = append(b.post, uint64(t)<<32|uint64(id))
 		}
@@ -103,11 +113,6 @@ func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers
 		w.write([]byte(f.Path))
 		w.uvarint(uint64(set.size))
 		sets.done(set)
-		if len(b.post) >= maxPairs {
-			if err := b.flushRun(); err != nil {
-				return err
-			}
-		}
 	}
 	postingsOff := w.n
 	table, err := b.merge(ctx, w)
