@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes check-tokens bench-secrets bench-extract bench-encoding fmt clean release
+.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -103,6 +103,17 @@ bench-serve: build
 	@test -f $(BENCH_OUT)/files.json || ./bin/repoprep run -q --progress never -o $(BENCH_OUT) $$($(GO) env GOROOT)/src
 	REPOPREP_BENCH_OUT=$(BENCH_OUT) $(GO) test -run '^$$' -bench 'GoSrc|OversizeRange' -benchtime 5x -count 3 ./serve/
 	$(GO) test -run '^$$' -bench 'BuildGoSrc' -benchtime 1x -count 3 ./internal/trigram/
+# repoprep run on a real tree (GOROOT/src by default) copied to a tmpfs,
+# beside cp -a of the same tree: 5 paired runs, the median ratio, the peak
+# RSS and report.json's stages. BENCH_WORKERS="1 2 4" adds a workers series;
+# compare-run checks that the one-read loop publishes what the
+# stage-by-stage order publishes on the same tree.
+BENCH_WORKERS ?=
+bench-run:
+	REPOPREP_BENCH_RUN=$(BENCH_TREE) REPOPREP_BENCH_WORKERS="$(BENCH_WORKERS)" REPOPREP_BENCH_COUNT=$(or $(COUNT),5) \
+	  $(GO) test -run '^TestBenchRun$$' -count=1 -v -timeout 60m ./cmd/repoprep | grep -v '^=== RUN'
+compare-run:
+	REPOPREP_COMPARE_TREE=$(BENCH_TREE) $(GO) test -run '^TestOneReadMatchesStageByStageTree$$' -count=1 -v -timeout 30m ./pipeline/
 # Hostile tree shapes (10,000 levels, 100,000 files in one directory,
 # 200,000 empty files) through the repoprep binary, beside find(1) on the
 # same tree: time, ratio and peak RSS. Builds 300,000 files on /dev/shm.

@@ -62,7 +62,7 @@ type Audit struct {
 	TokensByDir      []AuditTokens    `json:"tokens_by_dir"`      // top-level directories ("." for root files), by tokens, at most 50
 	TopTokenFiles    []AuditTokenFile `json:"top_token_files"`    // the 10 staged files with the most tokens
 
-	Secrets      []AuditCount `json:"secrets"` // findings per rule
+	Secrets      []AuditCount `json:"secrets"` // per rule: files holding its findings, and the findings
 	SecretsTotal int          `json:"secrets_total"`
 	Stages       []StageTime  `json:"stages"`
 	Seconds      float64      `json:"seconds"` // sum of stage times
@@ -72,9 +72,30 @@ type Audit struct {
 
 // AuditCount is one row of a ranked table.
 type AuditCount struct {
-	Name  string `json:"name"`
-	Files int    `json:"files"`
-	Bytes int64  `json:"bytes"`
+	Name     string `json:"name"`
+	Files    int    `json:"files"`
+	Bytes    int64  `json:"bytes"`
+	Findings int    `json:"findings,omitempty"` // secrets rows only
+}
+
+// SecretCount is what one secret rule found: in how many files, how many
+// findings.
+type SecretCount struct{ Files, Findings int }
+
+// countSecrets groups findings by rule, counting each path once per rule.
+func countSecrets(fs []PathFinding) map[string]SecretCount {
+	out := map[string]SecretCount{}
+	seen := map[[2]string]bool{}
+	for _, f := range fs {
+		c := out[f.Rule]
+		c.Findings++
+		if k := [2]string{f.Rule, f.Path}; !seen[k] {
+			seen[k] = true
+			c.Files++
+		}
+		out[f.Rule] = c
+	}
+	return out
 }
 
 // AuditFile is one file worth a look.
@@ -98,7 +119,7 @@ const (
 
 // BuildAudit summarizes a manifest, the secret findings per rule and the
 // stage timings. It is deterministic: ties are broken by name.
-func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []StageTime) Audit {
+func BuildAudit(m *manifest.Manifest, secretsByRule map[string]SecretCount, stages []StageTime) Audit {
 	a := Audit{Pruned: len(m.Pruned), Stages: stages}
 	cats := map[string]*AuditCount{}
 	reasons := map[string]*AuditCount{}
@@ -180,8 +201,8 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 	a.DocumentsRefused = auditRank(docsLeft, byFiles, 0)
 	rules := map[string]*AuditCount{}
 	for rule, n := range secretsByRule {
-		rules[rule] = &AuditCount{Name: rule, Files: n}
-		a.SecretsTotal += n
+		rules[rule] = &AuditCount{Name: rule, Files: n.Files, Findings: n.Findings}
+		a.SecretsTotal += n.Findings
 	}
 	a.Secrets = auditRank(rules, byFiles, 0)
 	for _, s := range stages {
@@ -321,7 +342,7 @@ func (a Audit) Render(w io.Writer, color bool) error {
 				r.more(len(a.Secrets) - i)
 				break
 			}
-			r.row(s.Name, mapNum(s.Files))
+			r.row(s.Name, mapNum(s.Files)+" "+mapPlural(s.Files, "file", "files"), mapNum(s.Findings)+" "+mapPlural(s.Findings, "finding", "findings"))
 		}
 		r.warn(fmt.Sprintf("%s %s: see secrets.json", mapNum(a.SecretsTotal), mapPlural(a.SecretsTotal, "finding", "findings")))
 	}

@@ -42,7 +42,7 @@ func auditFixture() *manifest.Manifest {
 
 func TestBuildAudit(t *testing.T) {
 	stages := []StageTime{{Name: "scan", Seconds: 0.5, Files: 12}, {Name: "classify", Seconds: 1.5, Files: 12}}
-	a := BuildAudit(auditFixture(), map[string]int{"aws-access-key": 2, "private-ip": 5}, stages)
+	a := BuildAudit(auditFixture(), map[string]SecretCount{"aws-access-key": {Files: 1, Findings: 2}, "private-ip": {Files: 3, Findings: 5}}, stages)
 	tests := []struct {
 		name      string
 		got, want any
@@ -75,7 +75,7 @@ func TestBuildAudit(t *testing.T) {
 		}},
 		{"left out count", a.LeftOutCount, 4},
 		{"left out bytes", a.LeftOutBytes, int64(40<<20 + 6<<20 + 10_000 + 100)},
-		{"secrets by count", a.Secrets, []AuditCount{{Name: "private-ip", Files: 5}, {Name: "aws-access-key", Files: 2}}},
+		{"secrets by files", a.Secrets, []AuditCount{{Name: "private-ip", Files: 3, Findings: 5}, {Name: "aws-access-key", Files: 1, Findings: 2}}},
 		{"secrets total", a.SecretsTotal, 7},
 		{"tokens of the staged files, duplicates once", a.Tokens, int64(300 + 250 + 900 + 200 + 90)},
 		{"tokens by category", a.TokensByCategory, []AuditTokens{{Name: "source", Files: 3, Tokens: 1240}, {Name: "text", Files: 2, Tokens: 500}}},
@@ -186,7 +186,7 @@ func TestAuditRender(t *testing.T) {
 		{Name: "scan", Seconds: 0.25, Files: 12, FilesPerSec: 48, MBPerSec: 184.2},
 		{Name: "normalize", Seconds: 1.75, Files: 5, FilesPerSec: 2.9, MBPerSec: 0.1},
 	}
-	a := BuildAudit(auditFixture(), map[string]int{"aws-access-key": 2, "private-ip": 5}, stages)
+	a := BuildAudit(auditFixture(), map[string]SecretCount{"aws-access-key": {Files: 1, Findings: 2}, "private-ip": {Files: 3, Findings: 5}}, stages)
 	a.addPruned(auditPruned())
 	for _, tt := range []struct {
 		name  string
@@ -235,9 +235,9 @@ func manyAudit() Audit {
 		}
 		files = append(files, e)
 	}
-	secrets := map[string]int{}
+	secrets := map[string]SecretCount{}
 	for i := range 18 {
-		secrets[fmt.Sprintf("rule-%02d", i)] = i + 1
+		secrets[fmt.Sprintf("rule-%02d", i)] = SecretCount{Files: i + 1, Findings: 2*i + 1}
 	}
 	return BuildAudit(newManifest(files, nil), secrets, nil)
 }
@@ -333,4 +333,18 @@ func BenchmarkBuildAudit(b *testing.B) {
 		b.ReportMetric(float64(len(m.Files))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 		_ = sum
 	})
+}
+
+// The audit counts the files each rule found secrets in, not its findings:
+// three findings of one rule in one file are one file.
+func TestCountSecrets(t *testing.T) {
+	fs := []PathFinding{
+		{Path: "a.go", Rule: "private-ip"}, {Path: "a.go", Rule: "private-ip"}, {Path: "a.go", Rule: "private-ip"},
+		{Path: "b.go", Rule: "private-ip"}, {Path: "a.go", Rule: "aws-access-key"},
+	}
+	got := countSecrets(fs)
+	want := map[string]SecretCount{"private-ip": {Files: 2, Findings: 4}, "aws-access-key": {Files: 1, Findings: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("countSecrets = %v, want %v", got, want)
+	}
 }

@@ -18,7 +18,7 @@ import (
 // trigram index that lets search open only the files that can match, and
 // the line marks that let a ranged read of an oversize file seek. Both are
 // built from the staged copies, after redaction, in path order.
-func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record) error {
+func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, workers int) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
 		if rec.Staged {
@@ -26,11 +26,18 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 		}
 	}
 	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
+	// Opened by plain paths, not through tree (an os.Root re-walks every
+	// component with openat on each open): tmp is this run's own
+	// directory, made 0700, and the names come from readdir, as for
+	// normalize's writes.
+	treeDir := filepath.Join(tmp, "tree")
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
-		files[i] = trigram.File{Path: rec.Path, Open: func() (io.ReadCloser, error) { return tree.Open(filepath.FromSlash(rec.Path)) }}
+		files[i] = trigram.File{Path: rec.Path, Open: func() (io.ReadCloser, error) {
+			return os.Open(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
+		}}
 	}
-	if err := trigram.Build(ctx, files, filepath.Join(tmp, trigram.FileName), tmp); err != nil {
+	if err := trigram.BuildWorkers(ctx, files, filepath.Join(tmp, trigram.FileName), tmp, workers); err != nil {
 		return err
 	}
 	var ix lineindex.Index

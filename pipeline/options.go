@@ -45,6 +45,19 @@ type Options struct {
 	Version        string       // written into report.json
 	Progress       Reporter     // nil means silent
 	Logger         *slog.Logger // nil means discard; the library never calls slog.SetDefault
+
+	// MemoryLimit, when not 0, is the base of a soft limit on the Go
+	// runtime's memory for the run (debug.SetMemoryLimit): once the scan
+	// has counted the files, the limit is this plus perFileMemory for each,
+	// and the previous limit is restored when Run returns. It is the
+	// process's setting, so a caller running other work beside Run leaves
+	// it 0.
+	MemoryLimit int64
+
+	// stageByStage runs each per-file stage over every file in turn, each
+	// opening the files it reads, as before the one-read loop: the
+	// reference the loop's outputs are tested against.
+	stageByStage bool
 }
 
 // Reporter receives progress. Its methods are called from worker goroutines

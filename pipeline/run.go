@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/repoprep/repoprep/internal/dirfd"
 
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -177,7 +181,7 @@ type run struct {
 	tmp          string
 	start        time.Time
 	skip         map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
-	stages       []StageTime
+	stages       []stageTime
 	src          *dirfd.Tree
 	pruned       []stages.Pruned // with file counts, for the audit
 }
@@ -201,6 +205,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer tree.Close()
 	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
+	go tokens.Warm() // the tables take a fraction of a second of one core: build them during the scan
 
 	prog := r.opts.Progress
 	defer prog.Done()
@@ -220,31 +225,32 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	r.pruned = pruned
 	t(recs)
-
-	if err := r.classifyAndTriage(ctx, env, recs); err != nil {
-		return nil, err
+	if r.opts.MemoryLimit > 0 {
+		prev := debug.SetMemoryLimit(r.opts.MemoryLimit + int64(len(recs))*perFileMemory)
+		defer debug.SetMemoryLimit(prev)
 	}
 
-	t = r.timer("normalize", nil)
-	prog.Stage("normalize", len(recs))
-	if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
-		defer prog.Add(1)
-		return env.Normalize(ctx, rec)
-	}); err != nil {
-		return nil, err
+	if r.opts.stageByStage {
+		if err := r.eachStage(ctx, env, recs); err != nil {
+			return nil, err
+		}
+	} else {
+		env.SecretScanner = r.secrets.Scanner
+		if err := r.eachFile(ctx, env, recs); err != nil {
+			return nil, err
+		}
 	}
-	t(recs)
 
 	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
 
-	t = r.timer("dedup", stagedOnly)
+	t = r.timerOver("dedup", recs, stagedOnly)
 	prog.Stage("dedup", -1)
 	if err := env.Dedup(ctx, recs, r.opts.Workers); err != nil {
 		return nil, err
 	}
 	t(recs)
 
-	t = r.timer("secrets", stagedOnly)
+	t = r.timerOver("secrets", recs, holdsStaged)
 	prog.Stage("secrets", -1)
 	findings, err := r.scanSecrets(ctx, env, recs)
 	if err != nil {
@@ -256,19 +262,81 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.tmp, tree, recs); err != nil {
+	if err := writeIndexes(ctx, r.tmp, tree, recs, r.opts.Workers); err != nil {
 		return nil, err
 	}
 	t(recs)
 
-	t = r.timer("write", nil)
 	m := buildManifest(recs, pruned)
 	res := &Result{Manifest: m, Findings: toPathFindings(findings)}
 	if err := r.writeOutputs(ctx, tree, res); err != nil {
 		return nil, err
 	}
-	t(nil)
 	return res, nil
+}
+
+// perFileMemory is what the memory limit allows for each file beyond
+// Options.MemoryLimit: twice what a file's record, manifest entry and
+// share of the indexes hold live at the end of a run over GOROOT/src
+// (about 1 KiB), so a larger tree does not make the collector run
+// back to back.
+const perFileMemory = 2 << 10
+
+// eachFile runs the per-file stages as one loop (stages.Env.Process): each
+// file is opened and read once, and classify, triage, normalize, the
+// secret rules, the hash and the write all run on those bytes before the
+// worker takes the next file. Each stage is reported with its share of
+// the loop's wall time, in proportion to the time workers spent in it.
+func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
+	r.opts.Progress.Stage("files", len(recs))
+	begin := time.Now()
+	workers := stages.NewWorkerSet(r.opts.Workers)
+	var clock stages.Clock
+	err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+		defer r.opts.Progress.Add(1)
+		w := workers.Get()
+		defer workers.Put(w)
+		return env.Process(ctx, rec, w, &clock)
+	})
+	if err != nil {
+		return err
+	}
+	wall := time.Since(begin)
+	var total time.Duration
+	for i := range stages.Steps {
+		total += clock.Spent(i)
+	}
+	for i, name := range stages.Steps {
+		share := 1 / float64(len(stages.Steps))
+		if total > 0 {
+			share = float64(clock.Spent(i)) / float64(total)
+		}
+		count := (func(*stages.Record) bool)(nil) // every file passes through the first steps
+		if name == "secrets" || name == "hash" || name == "write" {
+			count = stagedOnly
+		}
+		r.record(name, time.Duration(float64(wall)*share), recs, count)
+	}
+	return nil
+}
+
+// eachStage is the order before the one-read loop, kept as the reference
+// the loop's outputs are compared with: each stage in turn over every
+// record, each opening the files it reads.
+func (r *run) eachStage(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
+	if err := r.classifyAndTriage(ctx, env, recs); err != nil {
+		return err
+	}
+	t := r.timer("normalize", nil)
+	r.opts.Progress.Stage("normalize", len(recs))
+	if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+		defer r.opts.Progress.Add(1)
+		return env.Normalize(ctx, rec)
+	}); err != nil {
+		return err
+	}
+	t(recs)
+	return nil
 }
 
 // classifyAndTriage runs both stages in one pass, so each record's sniffed
@@ -315,21 +383,73 @@ func (r *run) timer(name string, count func(*stages.Record) bool) func([]*stages
 	return func(recs []*stages.Record) { r.record(name, time.Since(begin), recs, count) }
 }
 
-// record adds a stage's time and the files and bytes it saw.
-func (r *run) record(name string, took time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
-	st := StageTime{Name: name, Seconds: took.Seconds()}
+// timerOver is timer for a stage that changes what count says (dedup
+// unstages duplicates, secrets may exclude files): it counts the files
+// when the stage starts.
+func (r *run) timerOver(name string, recs []*stages.Record, count func(*stages.Record) bool) func([]*stages.Record) {
+	begin := time.Now()
+	var seen []*stages.Record
 	for _, rec := range recs {
-		if count == nil || count(rec) {
-			st.Files++
-			st.Bytes += rec.Size
+		if count(rec) {
+			seen = append(seen, rec)
 		}
 	}
-	if st.Seconds > 0 {
-		st.FilesPerSec = round(float64(st.Files) / st.Seconds)
-		st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)
+	return func([]*stages.Record) { r.record(name, time.Since(begin), seen, nil) }
+}
+
+// holdsStaged is true of a record whose content is staged, under its own
+// path or its canonical copy's: the secret stage reports for both.
+func holdsStaged(rec *stages.Record) bool { return rec.Staged || rec.DuplicateOf != "" }
+
+// record adds a stage's time and the files and bytes it saw. A stage
+// recorded twice (its share of the per-file loop, then its cross-file
+// part) is one entry: the times add up, the files are those it saw.
+func (r *run) record(name string, took time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
+	i := slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == name })
+	if i < 0 {
+		r.stages = append(r.stages, stageTime{name: name})
+		i = len(r.stages) - 1
 	}
-	st.Seconds = round(st.Seconds)
-	r.stages = append(r.stages, st)
+	st := &r.stages[i]
+	st.took += took
+	st.files, st.bytes = 0, 0
+	for _, rec := range recs {
+		if count == nil || count(rec) {
+			st.files++
+			st.bytes += rec.Size
+		}
+	}
+}
+
+// stageTime is one stage's time while the run goes on.
+type stageTime struct {
+	name  string
+	took  time.Duration
+	files int
+	bytes int64
+}
+
+// stageOrder is the order of report.json's stage rows: the per-file
+// loop's steps, then the cross-file stages (secrets has a part in both).
+var stageOrder = []string{"scan", "read", "classify", "triage", "normalize", "secrets", "hash", "dedup", "index", "write"}
+
+// stageTimes are report.json's stage rows.
+func (r *run) stageTimes() []StageTime {
+	out := make([]StageTime, 0, len(r.stages))
+	sorted := slices.Clone(r.stages)
+	slices.SortStableFunc(sorted, func(a, b stageTime) int {
+		return cmp.Compare(slices.Index(stageOrder, a.name), slices.Index(stageOrder, b.name))
+	})
+	for _, s := range sorted {
+		st := StageTime{Name: s.name, Seconds: s.took.Seconds(), Files: s.files, Bytes: s.bytes}
+		if st.Seconds > 0 {
+			st.FilesPerSec = round(float64(st.Files) / st.Seconds)
+			st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)
+		}
+		st.Seconds = round(st.Seconds)
+		out = append(out, st)
+	}
+	return out
 }
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -87,8 +87,28 @@ func TestRunGolden(t *testing.T) {
 	src := fixtureTree(t)
 	out := filepath.Join(t.TempDir(), "out")
 	res := runFixture(t, src, out, nil)
-	if r := res.Report; r.Files != len(res.Manifest.Files) || r.Staged == 0 || r.StagedBytes == 0 || r.Bytes <= r.StagedBytes || len(r.Stages) != 7 { // six stages, the indexes, the writes
-		t.Errorf("report: files %d staged %d staged bytes %d bytes %d stages %d", r.Files, r.Staged, r.StagedBytes, r.Bytes, len(r.Stages))
+	if r := res.Report; r.Files != len(res.Manifest.Files) || r.Staged == 0 || r.StagedBytes == 0 || r.Bytes <= r.StagedBytes {
+		t.Errorf("report: files %d staged %d staged bytes %d bytes %d", r.Files, r.Staged, r.StagedBytes, r.Bytes)
+	}
+	// Every stage, the final write included, each counting the files it
+	// handled: every file, or (from secrets on) the staged ones.
+	var names []string
+	for _, st := range res.Report.Stages {
+		names = append(names, st.Name)
+		want := res.Report.Files
+		switch st.Name {
+		case "secrets", "hash", "dedup", "index":
+			want = res.Report.Staged + res.Report.Audit.DuplicateFiles
+			if st.Name == "index" {
+				want = res.Report.Staged
+			}
+		}
+		if st.Files != want {
+			t.Errorf("report: stage %s counts %d files, want %d", st.Name, st.Files, want)
+		}
+	}
+	if got, want := strings.Join(names, " "), "scan read classify triage normalize secrets hash dedup index write"; got != want {
+		t.Errorf("report stages = %s, want %s", got, want)
 	}
 	var tokens int64
 	for _, e := range res.Manifest.Files {
@@ -296,7 +316,7 @@ func TestCancelledRunKeepsOld(t *testing.T) {
 	runFixture(t, src, out, nil)
 	before := treeState(t, out)
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Run(ctx, Options{Root: src, OutDir: out, Progress: cancelAt{"normalize", cancel}})
+	_, err := Run(ctx, Options{Root: src, OutDir: out, Progress: cancelAt{"files", cancel}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}

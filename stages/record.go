@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/secrets"
 )
 
 // Kind is what the scan found at a path, from its lstat mode.
@@ -68,6 +69,14 @@ type Record struct {
 
 	// Err is the first per-file failure as "stage: cause"; later stages skip the record.
 	Err string
+
+	// The one-read loop (Process): the file's bytes while the loop works on
+	// it, then what its per-file steps leave for the cross-file stages.
+	content *content
+	scan    *secrets.Scan // the first secret pass over the staged text; nil when it found nothing
+	scanned bool          // scan is set by Process (else Secrets scans the staged copy)
+	sum     [32]byte      // BLAKE3-256 of the staged text, when hashed
+	hashed  bool
 }
 
 // Func is one stage on one record; it errs only when the whole run must stop.

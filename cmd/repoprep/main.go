@@ -36,6 +36,15 @@ func main() {
 	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
+	// REPOPREP_MEMPROFILE=FILE writes the heap profile at the end: what
+	// the command allocated, by call site (go tool pprof -sample_index
+	// alloc_space), and what was still live.
+	if name := os.Getenv("REPOPREP_MEMPROFILE"); name != "" {
+		if f, err := os.Create(name); err == nil {
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	stop()
 	os.Exit(code)
 }

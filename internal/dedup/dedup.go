@@ -40,13 +40,20 @@ const HashPrefix = "blake3:"
 // for any workers and any order of files. Empty files are hashed but never duplicates:
 // twenty empty __init__.py files are not one file.
 func Find(ctx context.Context, files []File, workers int) (Result, error) {
-	res := Result{
-		Hash:        make(map[string]string, len(files)),
-		DuplicateOf: map[string]string{},
-	}
 	sums := make([][32]byte, len(files))
 	if err := hashAll(ctx, files, workers, sums); err != nil {
 		return Result{}, err
+	}
+	return Group(files, sums)
+}
+
+// Group is Find for files already hashed: sums[i] is the BLAKE3-256 of
+// files[i]'s content (Name is not read). The pipeline's one-read loop
+// hashes each staged text while it holds it, and groups them here.
+func Group(files []File, sums [][32]byte) (Result, error) {
+	res := Result{
+		Hash:        make(map[string]string, len(files)),
+		DuplicateOf: map[string]string{},
 	}
 	for i, f := range files {
 		if _, dup := res.Hash[f.Path]; dup {
