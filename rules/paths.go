@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // PathRules are a user's choices by path, in gitignore syntax relative to
@@ -62,9 +60,8 @@ type PathGlobs struct {
 }
 
 type pathPattern struct {
-	gitignore.Pattern
-	text    string // as written, with the file it came from
-	dirOnly bool   // the line ended in "/"
+	Glob
+	text string // as written, with the file it came from
 }
 
 // add parses patterns from one rules file.
@@ -77,11 +74,7 @@ func (g *PathGlobs) add(file, key string, patterns []string) error {
 		if strings.ContainsAny(line, "\x00\n\r") {
 			return fmt.Errorf("rules: %s: %s entry %q: control character in pattern", file, key, p)
 		}
-		g.pats = append(g.pats, pathPattern{
-			Pattern: gitignore.ParsePattern(line, nil),
-			text:    fmt.Sprintf("%s (%s %s)", line, file, key),
-			dirOnly: strings.HasSuffix(line, "/"),
-		})
+		g.pats = append(g.pats, pathPattern{Glob: ParseGlob(line), text: fmt.Sprintf("%s (%s %s)", line, file, key)})
 	}
 	return nil
 }
@@ -110,19 +103,13 @@ func (g PathGlobs) Match(p string, isDir bool) (string, bool) {
 }
 
 // matchLevel applies the patterns to one path, the last match deciding.
-// A directory-only pattern is not tried on a file: go-git would apply
-// "!dir/**/" to files, which git does not (the scan does the same).
 func (g PathGlobs) matchLevel(segs []string, isDir bool) (string, bool) {
 	for i := len(g.pats) - 1; i >= 0; i-- {
-		pp := &g.pats[i]
-		if pp.dirOnly && !isDir {
-			continue
-		}
-		switch pp.Match(segs, isDir) {
-		case gitignore.Exclude:
+		if pp := &g.pats[i]; pp.Match(segs, isDir) {
+			if pp.Negate {
+				return "", false
+			}
 			return pp.text, true
-		case gitignore.Include:
-			return "", false
 		}
 	}
 	return "", false

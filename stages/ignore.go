@@ -7,20 +7,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/rules"
 )
 
 // maxIgnoreBytes bounds an ignore file read: a hostile multi-gigabyte
 // .gitignore must not exhaust memory.
 const maxIgnoreBytes = 1 << 20
 
-// ignorePattern is one ignore line, parsed by go-git's gitignore package.
+// ignorePattern is one ignore line of the ignore file in the directory
+// whose path has domain components.
 type ignorePattern struct {
-	gitignore.Pattern
-	dirOnly bool   // the line ended in "/"
-	key     string // what the path's last component must match for the pattern to decide on it
+	rules.Glob
+	domain int
 }
 
 // parseIgnore parses one ignore file's lines; domain is the OS path
@@ -37,31 +36,12 @@ func parseIgnore(r io.Reader, domain []string) ([]ignorePattern, error) {
 		if !strings.HasSuffix(line, `\ `) {
 			line = strings.TrimRight(line, " ")
 		}
-		ps = append(ps, ignorePattern{
-			Pattern: gitignore.ParsePattern(line, domain),
-			dirOnly: strings.HasSuffix(line, "/"),
-			key:     lastElement(line),
-		})
+		ps = append(ps, ignorePattern{Glob: rules.ParseGlob(line), domain: len(domain)})
 	}
 	if err := sc.Err(); err != nil && !errors.Is(err, errIgnoreTooLarge) {
 		return ps, err
 	}
 	return ps, nil
-}
-
-// lastElement is the last '/'-separated element of a pattern that is not
-// empty and not "**": the element go-git's matcher compares with a path's
-// last component whenever that component takes part in the match. ""
-// means none (a pattern of only "**" and slashes).
-func lastElement(line string) string {
-	line = strings.TrimPrefix(line, "!")
-	elems := strings.Split(line, "/")
-	for i := len(elems) - 1; i >= 0; i-- {
-		if e := elems[i]; e != "" && e != "**" {
-			return e
-		}
-	}
-	return ""
 }
 
 // ignoreSet is the ignore patterns in force in one directory: its
@@ -71,15 +51,13 @@ func lastElement(line string) string {
 //
 // Matching is indexed, not a pass over every pattern per file: a 1 MiB
 // .gitignore holds tens of thousands of patterns, and testing each one
-// against each file cost 13 ms a file. The walk prunes every ignored
-// directory, and a pattern that matches a path through one of its parent
-// directories (go-git matches "foo" against every component, and "a/b"
-// against every path below a/b) matched that parent as well when the walk
-// reached it; so a path's verdict is the later of its parent's verdict
-// (inherited) and the latest pattern that matches the path through its
-// last component, and such a pattern's last element must match that
-// component. Literal last elements are found in a map, "*.ext" ones by
-// suffix; only other globs are tried one by one.
+// against each file cost 13 ms a file. A pattern decides on a path only
+// when it matches the path itself, so its last element must match the
+// path's last component: literal last elements are found in a map,
+// "*.ext" ones by suffix; only other globs are tried one by one. A path
+// below an excluded directory is excluded whatever follows (git cannot
+// re-include it); the walk prunes such directories unless a rules file
+// takes them back.
 type ignoreSet struct {
 	parent     *ignoreSet
 	base       int
@@ -100,11 +78,11 @@ func newIgnoreSet(parent *ignoreSet, pats []ignorePattern) *ignoreSet {
 		s.base = parent.base + len(parent.pats)
 	}
 	for i, p := range pats {
-		switch {
-		case p.key != "" && !hasMeta(p.key):
-			s.byName[p.key] = append(s.byName[p.key], int32(i))
-		case len(p.key) > 1 && p.key[0] == '*' && !hasMeta(p.key[1:]):
-			lit := p.key[1:]
+		switch key := p.Last(); {
+		case key != "" && !hasMeta(key):
+			s.byName[key] = append(s.byName[key], int32(i))
+		case len(key) > 1 && key[0] == '*' && !hasMeta(key[1:]):
+			lit := key[1:]
 			if _, ok := s.bySuffix[lit]; !ok && !slices.Contains(s.suffixLens, len(lit)) {
 				s.suffixLens = append(s.suffixLens, len(lit))
 			}
@@ -127,27 +105,21 @@ type verdict struct {
 
 var noVerdict = verdict{idx: -1}
 
-// ignoreVerdicts is what a directory passes to its entries: the latest of
-// all patterns matching it (for subdirectories) and of the patterns that
-// are not directory-only (for files).
-type ignoreVerdicts struct{ all, plain verdict }
-
-// match returns the verdict for the entry name in a directory whose
-// verdict is inherit. comps gives the entry's OS path components from the
-// root (built only when a candidate must be tested). plain leaves out
-// directory-only patterns, as files need: go-git applies "!dir/**/" and
-// "dir/" to the files below dir through their parent component, which git
-// does not.
-func (s *ignoreSet) match(inherit verdict, name string, isDir, plain bool, comps func() []string) verdict {
-	if s == nil {
-		return inherit
+// match returns the verdict for the entry name in a directory whose own
+// verdict is dir: an excluded directory's entries are excluded by the same
+// pattern; otherwise the latest pattern in the chain that matches the
+// entry's path decides, and a directory-only pattern only on a directory.
+// comps gives the entry's OS path components from the root.
+func (s *ignoreSet) match(dir verdict, name string, isDir bool, comps func() []string) verdict {
+	if s == nil || dir.exclude {
+		return dir
 	}
 	var cands []int
-	for lv := s; lv != nil && lv.base+len(lv.pats) > inherit.idx+1; lv = lv.parent {
+	for lv := s; lv != nil; lv = lv.parent {
 		add := func(local []int32) {
 			for _, i := range local {
-				if g := lv.base + int(i); g > inherit.idx && !(plain && lv.pats[i].dirOnly) {
-					cands = append(cands, g)
+				if isDir || !lv.pats[i].DirOnly {
+					cands = append(cands, lv.base+int(i))
 				}
 			}
 		}
@@ -160,19 +132,16 @@ func (s *ignoreSet) match(inherit verdict, name string, isDir, plain bool, comps
 		add(lv.globs)
 	}
 	if len(cands) == 0 {
-		return inherit
+		return noVerdict
 	}
 	slices.Sort(cands)
 	path := comps()
 	for i := len(cands) - 1; i >= 0; i-- {
-		switch s.pattern(cands[i]).Match(path, isDir) {
-		case gitignore.Exclude:
-			return verdict{cands[i], true}
-		case gitignore.Include:
-			return verdict{cands[i], false}
+		if p := s.pattern(cands[i]); len(path) > p.domain && p.Match(path[p.domain:], isDir) {
+			return verdict{cands[i], !p.Negate}
 		}
 	}
-	return inherit
+	return noVerdict
 }
 
 // pattern finds the pattern with index g in the chain.

@@ -59,7 +59,7 @@ func Scan(ctx context.Context, opts ScanOptions) ([]*Record, []Pruned, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(opts.Workers, 1))
 	w.g = g
-	root := &dirNode{d: opts.Root.Root(), vi: ignoreVerdicts{noVerdict, noVerdict}}
+	root := &dirNode{d: opts.Root.Root(), vi: noVerdict}
 	if !opts.NoIgnore {
 		// git's own per-repository excludes, as git check-ignore reads them.
 		pats, err := w.readExclude()
@@ -98,7 +98,7 @@ type dirNode struct {
 	esc    string // escaped name ("" for the root)
 	unsafe bool   // this or a parent component needed escaping
 	ign    *ignoreSet
-	vi     ignoreVerdicts
+	vi     verdict // this directory's own ignore verdict
 }
 
 // path is the escaped manifest path of name in s ("" name: s itself).
@@ -224,19 +224,19 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			}
 		}
 		if isDir {
-			all := ign.match(s.vi.all, e.name, true, false, comps)
+			v := ign.match(s.vi, e.name, true, comps)
 			child := func() *dirfd.Dir { return s.d.Child(e.name, e.st.ID) }
 			switch {
 			case excluded:
 				w.prune(join(nameEsc), ReasonExcludedByRule, child())
 			case !included && (w.opts.Rules.ExcludeDirs[e.name] || w.opts.Rules.IsOutputDir(e.name, manifests)):
 				w.prune(join(nameEsc), "excluded-dir", child())
-			case all.exclude && !included:
+			case v.exclude && !included:
 				w.prune(join(nameEsc), "ignored", child())
 			default:
 				child := &dirNode{
 					parent: s, d: s.d.Child(e.name, e.st.ID), esc: nameEsc, unsafe: unsafe, ign: ign,
-					vi: ignoreVerdicts{all: all, plain: ign.match(s.vi.plain, e.name, true, true, comps)},
+					vi: v,
 				}
 				walk := func() error { return w.dir(ctx, child) }
 				if !w.g.TryGo(walk) {
@@ -247,7 +247,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			}
 			continue
 		}
-		ignored := ign.match(s.vi.plain, e.name, false, true, comps).exclude && !included
+		ignored := ign.match(s.vi, e.name, false, comps).exclude && !included
 		rec, err := w.record(s.d, e, join(nameEsc), unsafe, ignored)
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", rec.Path, err)

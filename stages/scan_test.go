@@ -263,16 +263,19 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		"sub/deep/d.go", "sub/y/deep/e.go", "z/n.txt",
 		"star/a.md", "star/b/c.md", "q/x.go",
 		"neg/a.bin", "neg/b.bin", "neg/sub/c.bin",
+		"arch/keep/x.go", "arch/keep/sub/z.go", "arch/top.go", "arch/src/y.go",
+		"bt/x/build/f", "bt/x/y/build/f", "bt/build/f",
 	}
 	tree := map[string]string{
 		".gitignore": strings.Join([]string{
 			"# comment", "*.log", "!keep.log", "/build-out/", "docs/**/*.tmp",
 			"**/cache", "temp?/", "a/**/b", "*.o", "!/important.o", `\#hash`,
 			"logs/", "!logs/keep/", "foo/*", "!foo/bar", "star/**", "!star/**/", "!star/b/c.md",
-			"neg/*.bin", "!neg/b.bin",
+			"neg/*.bin", "!neg/b.bin", "bt/**/*/build",
 		}, "\n") + "\n",
-		"sub/.gitignore": "*.txt\n!readme.txt\n/local-only\ndeep/\n",
-		"q/.gitignore":   "*\n!*.go\n!.gitignore\n",
+		"arch/.gitignore": "/*\n!/keep/\n!.gitignore\n",
+		"sub/.gitignore":  "*.txt\n!readme.txt\n/local-only\ndeep/\n",
+		"q/.gitignore":    "*\n!*.go\n!.gitignore\n",
 	}
 	for _, f := range files {
 		tree[f] = "x\n"
@@ -288,7 +291,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		return string(out)
 	}
 	git("init", "-q")
-	all := append(slices.Clone(files), ".gitignore", "sub/.gitignore", "q/.gitignore")
+	all := append(slices.Clone(files), ".gitignore", "sub/.gitignore", "q/.gitignore", "arch/.gitignore")
 	cmd := exec.Command("git", "-C", dir, "check-ignore", "--no-index", "--stdin")
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 	cmd.Stdin = strings.NewReader(strings.Join(all, "\n") + "\n")
