@@ -309,7 +309,7 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	r := &auditWriter{w: w, color: color}
 	r.title("Scanned")
 	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
-	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes), mapNum64(a.Tokens)+" tokens")
+	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes), mapNum(a.Tokens)+" tokens")
 	r.row("directories not walked", mapNum(a.Pruned))
 	r.renderLeftOut(a)
 	r.counts("By category", a.Categories)

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/repoprep/repoprep/internal/manifest"
@@ -115,9 +114,9 @@ func (r *auditWriter) renderTokens(a Audit) {
 	if a.Staged == 0 {
 		return
 	}
-	r.title(fmt.Sprintf("Tokens of the staged files (o200k): %s", mapNum64(a.Tokens)))
+	r.title(fmt.Sprintf("Tokens of the staged files (o200k): %s", mapNum(a.Tokens)))
 	for _, c := range a.TokensByCategory {
-		r.row(c.Name, mapNum(c.Files)+" "+mapPlural(c.Files, "file", "files"), mapNum64(c.Tokens), mapPct64(c.Tokens, a.Tokens))
+		r.row(c.Name, mapNum(c.Files)+" "+mapPlural(c.Files, "file", "files"), mapNum(c.Tokens), mapPct(c.Tokens, a.Tokens))
 	}
 	r.title("Tokens by top-level directory")
 	var shown int64
@@ -129,12 +128,12 @@ func (r *auditWriter) renderTokens(a Audit) {
 		if c.Name == "." {
 			name = "(root files)"
 		}
-		r.row(name, mapNum(c.Files)+" "+mapPlural(c.Files, "file", "files"), mapNum64(c.Tokens), mapPct64(c.Tokens, a.Tokens))
+		r.row(name, mapNum(c.Files)+" "+mapPlural(c.Files, "file", "files"), mapNum(c.Tokens), mapPct(c.Tokens, a.Tokens))
 		shown += c.Tokens
 	}
 	if len(a.TokensByDir) > auditMaxRows {
 		rest := a.Tokens - shown
-		r.row("other directories", "", mapNum64(rest), mapPct64(rest, a.Tokens))
+		r.row("other directories", "", mapNum(rest), mapPct(rest, a.Tokens))
 	}
 	if len(a.TopTokenFiles) > 0 {
 		r.title(fmt.Sprintf("Largest files by tokens: top %d", len(a.TopTokenFiles)))
@@ -142,28 +141,4 @@ func (r *auditWriter) renderTokens(a Audit) {
 			r.row(f.Path, mapNum(f.Tokens), mapNum(f.Lines)+" "+mapPlural(f.Lines, "line", "lines"), f.Category)
 		}
 	}
-}
-
-// mapNum64 is mapNum for counts that may pass 2^31.
-func mapNum64(n int64) string {
-	if n < 0 {
-		return "-" + mapNum64(-n)
-	}
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// mapPct64 is mapPct for int64 counts.
-func mapPct64(part, whole int64) string {
-	if whole <= 0 {
-		return "0%"
-	}
-	p := part * 100 / whole
-	if p == 0 && part > 0 {
-		return "<1%"
-	}
-	return fmt.Sprintf("%d%%", p)
 }

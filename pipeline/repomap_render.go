@@ -287,7 +287,7 @@ func mapElide(s string, maxRunes int) string {
 }
 
 // mapNum formats n with thousands separators.
-func mapNum(n int) string {
+func mapNum[N int | int64](n N) string {
 	if n < 0 {
 		return "-" + mapNum(-n)
 	}
@@ -299,7 +299,7 @@ func mapNum(n int) string {
 }
 
 // mapPct is part/whole as a whole percentage, "<1%" when small but present.
-func mapPct(part, whole int) string {
+func mapPct[N int | int64](part, whole N) string {
 	if whole <= 0 {
 		return "0%"
 	}

@@ -42,7 +42,7 @@ func (t mapTokens) render(b *strings.Builder, c mapCaps) {
 		if d.Name != "." {
 			name = mapCode(mapElide(d.Name+"/", c.pathRunes))
 		}
-		b.WriteString(name + " " + mapPct64(d.Tokens, t.total))
+		b.WriteString(name + " " + mapPct(d.Tokens, t.total))
 	}
 }
 
@@ -70,7 +70,7 @@ func (t mapTokens) renderFiles(b *strings.Builder, c mapCaps) {
 func mapTokenCount(n int64) string {
 	switch {
 	case n < 10_000:
-		return mapNum64(n)
+		return mapNum(n)
 	case n < 1_000_000:
 		return strconv.FormatInt(n/1000, 10) + "k"
 	case n < 10_000_000:

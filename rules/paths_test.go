@@ -2,10 +2,10 @@ package rules
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // gitPatterns are gitignore patterns with git's tricky cases: negation,
@@ -53,9 +53,6 @@ var gitCases = []struct {
 // same patterns and paths: rules files use gitignore syntax, so they must
 // mean what git means.
 func TestPathGlobsMatchGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
 	for _, c := range gitCases {
 		t.Run(c.name, func(t *testing.T) {
 			gitSays := gitCheckIgnore(t, c.patterns, c.paths)
@@ -77,39 +74,16 @@ func TestPathGlobsMatchGit(t *testing.T) {
 }
 
 // gitCheckIgnore writes the patterns as a .gitignore and the paths as
-// files in a fresh repository, and returns the paths git ignores.
+// files, and returns the paths git ignores.
 func gitCheckIgnore(t *testing.T, patterns, paths []string) map[string]bool {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(strings.Join(patterns, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tree := map[string]string{".gitignore": strings.Join(patterns, "\n") + "\n"}
 	for _, p := range paths {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte("x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		tree[p] = "x\n"
 	}
-	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	init := exec.Command("git", "-C", dir, "init", "-q")
-	init.Env = env
-	if out, err := init.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	cmd := exec.Command("git", "-C", dir, "check-ignore", "--no-index", "--stdin")
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
-	out, _ := cmd.Output() // exit 1 when nothing is ignored
-	gitSays := map[string]bool{}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if l != "" {
-			gitSays[l] = true
-		}
-	}
-	return gitSays
+	testkit.WriteTree(t, dir, tree)
+	return testkit.GitIgnored(t, dir, paths)
 }
 
 func TestLoadPathRules(t *testing.T) {

@@ -4,44 +4,14 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/testkit"
 )
-
-// gitIgnored asks `git check-ignore` which of paths (files of the tree
-// at dir) git ignores, skipping the test without git.
-func gitIgnored(t *testing.T, dir string, paths []string) map[string]bool {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	init := exec.Command("git", "-C", dir, "init", "-q")
-	init.Env = env
-	if out, err := init.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	cmd := exec.Command("git", "-C", dir, "check-ignore", "--no-index", "--stdin")
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
-	out, err := cmd.Output()
-	if err != nil && cmd.ProcessState.ExitCode() != 1 { // 1: nothing ignored
-		t.Fatalf("git check-ignore: %v", err)
-	}
-	ignored := map[string]bool{}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if l != "" {
-			ignored[l] = true
-		}
-	}
-	return ignored
-}
 
 // scanIgnored is what the scan of dir says of each of paths: ignored
 // itself, or below a directory it pruned as ignored.
@@ -54,10 +24,15 @@ func scanIgnored(t *testing.T, dir string, paths []string, opts ScanOptions) map
 			got[f] = r.Reason == "ignored"
 			continue
 		}
+		found := false
 		for p, reason := range pruned {
-			if reason == "ignored" && strings.HasPrefix(f, p+"/") {
-				got[f] = true
+			if strings.HasPrefix(f, p+"/") {
+				found = true
+				got[f] = got[f] || reason == "ignored"
 			}
+		}
+		if !found {
+			t.Errorf("%s: neither scanned nor under a pruned directory", f)
 		}
 	}
 	return got
@@ -123,7 +98,7 @@ func TestIgnoreIndexMatchesGit(t *testing.T) {
 		}
 		writeTree(t, dir, tree)
 		paths := slices.Sorted(maps.Keys(tree))
-		want := gitIgnored(t, dir, paths)
+		want := testkit.GitIgnored(t, dir, paths)
 		got := scanIgnored(t, dir, paths, ScanOptions{Skip: map[dirfd.ID]bool{idOf(t, filepath.Join(dir, ".git")): true}})
 		for _, p := range paths {
 			if got[p] != want[p] {

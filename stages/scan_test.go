@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -244,9 +243,6 @@ func idOf(t testing.TB, name string) dirfd.ID {
 // TestIgnoreMatchesGit compares the scan's .gitignore handling with
 // `git check-ignore` on the same tree.
 func TestIgnoreMatchesGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
 	dir := t.TempDir()
 	files := []string{
 		"app.log", "keep.log", "sub/deep/x.log", "sub/keep.log",
@@ -281,53 +277,22 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		tree[f] = "x\n"
 	}
 	writeTree(t, dir, tree)
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		out, err := cmd.Output()
-		if err != nil && cmd.ProcessState.ExitCode() > 1 {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return string(out)
-	}
-	git("init", "-q")
 	all := append(slices.Clone(files), ".gitignore", "sub/.gitignore", "q/.gitignore", "arch/.gitignore")
-	cmd := exec.Command("git", "-C", dir, "check-ignore", "--no-index", "--stdin")
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	cmd.Stdin = strings.NewReader(strings.Join(all, "\n") + "\n")
-	out, _ := cmd.Output()
-	gitIgnored := map[string]bool{}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		gitIgnored[l] = true
-	}
+	gitIgnored := testkit.GitIgnored(t, dir, all)
 	if len(gitIgnored) < 10 {
 		t.Fatalf("git check-ignore found only %d ignored paths; the fixture is broken", len(gitIgnored))
 	}
 
 	skipGit := map[dirfd.ID]bool{idOf(t, filepath.Join(dir, ".git")): true}
-	recs, pruned := scanDir(t, dir, ScanOptions{Skip: skipGit})
+	got := scanIgnored(t, dir, all, ScanOptions{Skip: skipGit})
 	for _, f := range all {
-		ours := false
-		if r := recs[f]; r != nil {
-			ours = r.Reason == "ignored"
-		} else {
-			for p, reason := range pruned {
-				if reason == "ignored" && strings.HasPrefix(f, p+"/") {
-					ours = true
-				}
-			}
-			if !ours {
-				t.Errorf("%s: neither scanned nor under an ignored dir", f)
-				continue
-			}
-		}
-		if ours != gitIgnored[f] {
-			t.Errorf("%s: ignored = %v, git check-ignore says %v", f, ours, gitIgnored[f])
+		if got[f] != gitIgnored[f] {
+			t.Errorf("%s: ignored = %v, git check-ignore says %v", f, got[f], gitIgnored[f])
 		}
 	}
 
 	// --no-ignore scans everything.
-	recs, pruned = scanDir(t, dir, ScanOptions{NoIgnore: true, Skip: skipGit})
+	recs, pruned := scanDir(t, dir, ScanOptions{NoIgnore: true, Skip: skipGit})
 	if len(pruned) != 0 || len(recs) != len(all) {
 		t.Errorf("--no-ignore: %d records, %d pruned; want %d and 0", len(recs), len(pruned), len(all))
 	}

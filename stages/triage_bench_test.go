@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkScanClassifyTriageTree(b *testing.B) {
 	root := openRoot(b, dir)
 	rs := defaultRules(b)
 	var files int
-	c0 := cpuTime()
+	c0 := testkit.CPUTime()
 	for b.Loop() {
 		env := &Env{Src: root, Rules: rs} // a fresh directory cache each time, as in a run
 		recs, _, err := Scan(context.Background(), ScanOptions{Root: root, Rules: rs, Workers: 2})
@@ -63,7 +64,7 @@ func BenchmarkScanClassifyTriageTree(b *testing.B) {
 		files = len(recs)
 	}
 	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
-	reportCPU(b, files, cpuTime()-c0)
+	reportCPU(b, files, testkit.CPUTime()-c0)
 }
 
 // BenchmarkPlainWalkCPU is BenchmarkPlainWalkTree over the generated tree:
@@ -80,7 +81,7 @@ func BenchmarkPlainWalkTree(b *testing.B) {
 		b.Skip("REPOPREP_BENCH_TREE not set")
 	}
 	var files int
-	c0 := cpuTime()
+	c0 := testkit.CPUTime()
 	for b.Loop() {
 		files = 0
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -100,7 +101,7 @@ func BenchmarkPlainWalkTree(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
-	reportCPU(b, files, cpuTime()-c0)
+	reportCPU(b, files, testkit.CPUTime()-c0)
 }
 
 func benchTriage(b *testing.B, dir string) {
@@ -125,7 +126,7 @@ func benchTriage(b *testing.B, dir string) {
 			work[i] = *rec
 		}
 		env := &Env{Src: root, Rules: rs} // a fresh directory cache each time, as in a run
-		c0 := cpuTime()
+		c0 := testkit.CPUTime()
 		b.StartTimer()
 		for i := range work {
 			if err := env.Triage(context.Background(), &work[i]); err != nil {
@@ -133,7 +134,7 @@ func benchTriage(b *testing.B, dir string) {
 			}
 		}
 		b.StopTimer()
-		cpu += cpuTime() - c0
+		cpu += testkit.CPUTime() - c0
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "files/s")

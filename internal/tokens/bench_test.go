@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // The corpora are real text nobody here wrote, each paired in one run with
@@ -95,9 +97,9 @@ func loopCPU(b *testing.B, n int, setup, f func()) {
 			setup()
 			b.StartTimer()
 		}
-		start := cpuTime()
+		start := testkit.CPUTime()
 		f()
-		cpu += cpuTime() - start
+		cpu += testkit.CPUTime() - start
 	}
 	if cpu > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
@@ -142,7 +144,7 @@ func BenchmarkCorpus(b *testing.B) {
 // BenchmarkVocabBuild is the one-off cost of the BPE tables on first use.
 func BenchmarkVocabBuild(b *testing.B) {
 	codec()
-	start := cpuTime()
+	start := testkit.CPUTime()
 	for b.Loop() {
 		v, err := buildVocab(func(rank int) (string, error) {
 			return codec().Decode([]uint{uint(rank)})
@@ -152,7 +154,7 @@ func BenchmarkVocabBuild(b *testing.B) {
 		}
 		v.release()
 	}
-	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((testkit.CPUTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkCountParallel is the pipeline's shape: many goroutines counting
