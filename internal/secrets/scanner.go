@@ -59,6 +59,7 @@ type rule struct {
 	id, desc       string
 	kind, severity string
 	re             *regexp.Regexp
+	gate           gate // skips the windows in which re cannot match
 	group          int
 	entropy        float64
 	multiline      bool
@@ -103,6 +104,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 		cr := rule{
 			id: r.ID, desc: r.Description, kind: r.Kind, severity: r.Severity,
 			re:           regexp.MustCompile(r.Regex), // Validate compiled it
+			gate:         newGate(r.Regex),
 			group:        r.SecretGroup,
 			entropy:      r.Entropy,
 			multiline:    r.Multiline,
@@ -274,6 +276,9 @@ func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f
 				return cands, open
 			}
 			text := content[w.start:w.end]
+			if useGates && !r.gate.mayMatch(text) {
+				continue
+			}
 			for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
 				if (w.cutStart && m[0] == 0) || (w.cutEnd && m[1] == len(text)) {
 					continue // may be a piece of something longer beyond the window
