@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A gate holds cheap necessary conditions for a rule's regex to match anywhere in a
@@ -104,6 +105,16 @@ func (g *gate) mayMatch(text []byte) bool {
 		}
 	}
 	return g.relaxed == nil || g.relaxed.Match(text)
+}
+
+// mayMatchString is mayMatch for a string.
+func (g *gate) mayMatchString(text string) bool {
+	for _, r := range g.runs {
+		if !hasRun(unsafe.Slice(unsafe.StringData(text), len(text)), r.alphabet, r.minLen) {
+			return false
+		}
+	}
+	return g.relaxed == nil || g.relaxed.MatchString(text)
 }
 
 // hasRun reports whether text holds n consecutive bytes in set.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -178,6 +179,82 @@ func BenchmarkScanGoSource(b *testing.B) {
 			for b.Loop() {
 				for _, f := range files {
 					s.ScanContent(f, "x.go")
+				}
+			}
+		})
+	}
+}
+
+// goSrcPaths returns the slash-separated paths of GOROOT/src's files, relative to it.
+func goSrcPaths(t testing.TB) []string {
+	t.Helper()
+	root := goSrc(t)
+	var paths []string
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Skip("no files under GOROOT/src")
+	}
+	return paths
+}
+
+// TestPathGates: with or without the gates of the path allowlists, every path of
+// GOROOT/src gets the same rules skipped (testdata/*.json and *vector* paths are there).
+func TestPathGates(t *testing.T) {
+	s := defaultScanner(t)
+	allowed := 0
+	for _, p := range goSrcPaths(t) {
+		gated := s.pathSkips(p)
+		useGates = false
+		plain := s.pathSkips(p)
+		useGates = true
+		if !slices.Equal(gated, plain) {
+			t.Errorf("%s: skips %v with the gates, %v without", p, gated, plain)
+		}
+		if gated != nil {
+			allowed++
+		}
+	}
+	if allowed == 0 {
+		t.Error("no path of GOROOT/src is allowlisted: the test proves nothing")
+	}
+}
+
+// BenchmarkPathSkips is the path allowlists over every path of GOROOT/src, with and
+// without their gates, beside a copy of the same paths as the floor.
+func BenchmarkPathSkips(b *testing.B) {
+	s := defaultScanner(b)
+	paths := goSrcPaths(b)
+	total := 0
+	for _, p := range paths {
+		total += len(p)
+	}
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		var buf []byte
+		for b.Loop() {
+			for _, p := range paths {
+				buf = append(buf[:0], p...)
+			}
+		}
+	})
+	for _, gated := range []bool{false, true} {
+		name := "ungated"
+		if gated {
+			name = "gated"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer func(old bool) { useGates = old }(useGates)
+			useGates = gated
+			b.SetBytes(int64(total))
+			for b.Loop() {
+				for _, p := range paths {
+					s.pathSkips(p)
 				}
 			}
 		})

@@ -72,6 +72,7 @@ type rule struct {
 	stopWords      [][]byte       // lower-case
 	allowRes       []*regexp.Regexp
 	allowPaths     []*regexp.Regexp
+	allowPathGates []gate // allowPaths' gates: every path is tested, few are allowed
 	allowKeys      []*regexp.Regexp
 	placeholders   bool
 }
@@ -148,6 +149,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 		}
 		for _, p := range r.Allow.Paths {
 			cr.allowPaths = append(cr.allowPaths, regexp.MustCompile(p))
+			cr.allowPathGates = append(cr.allowPathGates, newGate(p))
 		}
 		s.rules = append(s.rules, cr)
 		if len(r.Keywords) == 0 {
@@ -202,8 +204,8 @@ func (s *Scanner) AllowsPath(ruleID, path string) bool {
 }
 
 func (r *rule) pathAllowed(path string) bool {
-	for _, re := range r.allowPaths {
-		if re.MatchString(path) {
+	for i, re := range r.allowPaths {
+		if (!useGates || r.allowPathGates[i].mayMatchString(path)) && re.MatchString(path) {
 			return true
 		}
 	}
