@@ -59,6 +59,7 @@ type rule struct {
 	id, desc       string
 	kind, severity string
 	re             *regexp.Regexp
+	gate           gate // skips the windows in which re cannot match
 	group          int
 	entropy        float64
 	multiline      bool
@@ -71,6 +72,7 @@ type rule struct {
 	stopWords      [][]byte       // lower-case
 	allowRes       []*regexp.Regexp
 	allowPaths     []*regexp.Regexp
+	allowPathGates []gate // allowPaths' gates: every path is tested, few are allowed
 	allowKeys      []*regexp.Regexp
 	placeholders   bool
 }
@@ -103,6 +105,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 		cr := rule{
 			id: r.ID, desc: r.Description, kind: r.Kind, severity: r.Severity,
 			re:           regexp.MustCompile(r.Regex), // Validate compiled it
+			gate:         newGate(r.Regex),
 			group:        r.SecretGroup,
 			entropy:      r.Entropy,
 			multiline:    r.Multiline,
@@ -146,6 +149,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 		}
 		for _, p := range r.Allow.Paths {
 			cr.allowPaths = append(cr.allowPaths, regexp.MustCompile(p))
+			cr.allowPathGates = append(cr.allowPathGates, newGate(p))
 		}
 		s.rules = append(s.rules, cr)
 		if len(r.Keywords) == 0 {
@@ -200,8 +204,8 @@ func (s *Scanner) AllowsPath(ruleID, path string) bool {
 }
 
 func (r *rule) pathAllowed(path string) bool {
-	for _, re := range r.allowPaths {
-		if re.MatchString(path) {
+	for i, re := range r.allowPaths {
+		if (!useGates || r.allowPathGates[i].mayMatchString(path)) && re.MatchString(path) {
 			return true
 		}
 	}
@@ -274,6 +278,9 @@ func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f
 				return cands, open
 			}
 			text := content[w.start:w.end]
+			if useGates && !r.gate.mayMatch(text) {
+				continue
+			}
 			for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
 				if (w.cutStart && m[0] == 0) || (w.cutEnd && m[1] == len(text)) {
 					continue // may be a piece of something longer beyond the window

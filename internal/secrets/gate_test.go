@@ -1,0 +1,262 @@
+package secrets
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// goSrc returns GOROOT/src: real text nobody here wrote.
+func goSrc(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("go env GOROOT: %v", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
+}
+
+// goSrcFiles returns the contents of up to limit bytes of GOROOT/src's regular files, in
+// walk order (0: all).
+func goSrcFiles(t testing.TB, limit int) [][]byte {
+	t.Helper()
+	var files [][]byte
+	total := 0
+	_ = filepath.WalkDir(goSrc(t), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || limit > 0 && total >= limit {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err == nil {
+			files = append(files, data)
+			total += len(data)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Skip("no files under GOROOT/src")
+	}
+	return files
+}
+
+// TestGateKeepsEveryMatch: wherever a default rule's regex matches in one of its windows
+// over GOROOT/src (the windows the scan runs it on) or in one of its examples, its gate
+// lets the window through; and the gates do reject most windows, or they would be for
+// nothing.
+func TestGateKeepsEveryMatch(t *testing.T) {
+	s := defaultScanner(t)
+	limit := 0
+	if testing.Short() {
+		limit = 8 << 20
+	}
+	var windows, rejected, matched int
+	for _, data := range goSrcFiles(t, limit) {
+		wins := s.windows(data)
+		for ri, ws := range wins {
+			r := &s.rules[ri]
+			for _, w := range ws {
+				text := data[w.start:w.end]
+				windows++
+				ok := r.gate.mayMatch(text)
+				if !ok {
+					rejected++
+				}
+				if r.re.Match(text) {
+					matched++
+					if !ok {
+						t.Errorf("rule %s: gate rejects a window its regex matches: %q", r.id, text)
+					}
+				}
+			}
+		}
+		s.putWindows(wins)
+	}
+	t.Logf("%d windows, %d matched, %d rejected by the gates", windows, matched, rejected)
+	if rejected < windows/2 {
+		t.Errorf("the gates rejected %d of %d windows; want most", rejected, windows)
+	}
+}
+
+// TestGateShapes checks the conditions derived from hand-picked regexes.
+func TestGateShapes(t *testing.T) {
+	tests := []struct {
+		expr       string
+		runs       int  // conditions derived
+		relaxed    bool // a relaxed regex kept
+		pass, fail []string
+	}{
+		{`\b(1[3-9][0-9]{9})\b`, 1, false, []string{"tel 13912345678.", "x13912345678y"}, []string{"0x13, 0x14", "1391234567", "139-1234-5678"}},
+		{`(?i)key[ \t]*=[ \t]*([A-Za-z0-9]{20,256})`, 2, true, []string{"KEY = abcdefghij0123456789"}, []string{"key = abc", "key = abcdefghij 0123456789"}},
+		{`(?i)ſecret`, 1, false, []string{"SECRET", "secret", "ſecret"}, []string{"secre"}},
+		{`(?i)ſec`, 0, false, []string{"SEC", "ſec"}, nil}, // too short to test
+		{`[^a]{5}`, 1, false, []string{"bbbbb", "ééé"}, []string{"abababab"}},
+		{`x|y`, 0, false, []string{"x"}, nil},
+		{`.{8}`, 1, false, []string{"12345678"}, []string{"1234\n5678"}},
+		{`(?s).{8}`, 0, false, []string{"1234\n5678"}, nil},
+		{`é{4}`, 1, false, []string{"éééé", "\xff\xff\xff\xff"}, []string{"eeee"}},
+	}
+	for _, tt := range tests {
+		g := newGate(tt.expr)
+		re := regexp.MustCompile(tt.expr)
+		if len(g.runs) != tt.runs || (g.relaxed != nil) != tt.relaxed {
+			t.Errorf("%s: %d runs, relaxed %v; want %d, %v", tt.expr, len(g.runs), g.relaxed != nil, tt.runs, tt.relaxed)
+		}
+		for _, s := range tt.pass {
+			if !g.mayMatch([]byte(s)) {
+				t.Errorf("%s rejects %q (regex matches: %v)", tt.expr, s, re.MatchString(s))
+			}
+		}
+		for _, s := range tt.fail {
+			if re.MatchString(s) {
+				t.Fatalf("bad case: %s matches %q", tt.expr, s)
+			}
+			if g.mayMatch([]byte(s)) {
+				t.Errorf("%s lets %q through", tt.expr, s)
+			}
+		}
+	}
+}
+
+// FuzzGate: for any regex and text, the gate lets the text through when the regex
+// matches it.
+func FuzzGate(f *testing.F) {
+	for _, seed := range []struct{ expr, text string }{
+		{`\b(1[3-9][0-9]{9})\b`, "call 13912345678 now"},
+		{`(?i)(?:api[_-]?key|token)[\w.-]{0,20}[ \t]{0,3}(?::=|=)[ \t]{0,3}"([^"\s]{16,256})"`, `API_KEY := "0123456789abcdefXYZ"`},
+		{`(?i)k{3,9}`, "\u212a\u212aK"},
+		{`(?i)s{4}`, "ſſſſ"},
+		{`[a-c]{2,4}?\d{3}`, "ab123"},
+		{`^\w{4,6}$`, "word"},
+		{`(?:ab){2,3}|c{5}`, "ababab"},
+		{`é{4}`, "\xff\xfe\xfd\xfc"},
+	} {
+		f.Add(seed.expr, []byte(seed.text))
+	}
+	f.Fuzz(func(t *testing.T, expr string, text []byte) {
+		re, err := regexp.Compile(expr)
+		if err != nil || len(expr) > 200 {
+			return
+		}
+		if g := newGate(expr); re.Match(text) && !g.mayMatch(text) {
+			t.Fatalf("gate of %q rejects %q, which the regex matches", expr, text)
+		}
+	})
+}
+
+// BenchmarkScanGoSource is the scan (Scan, in memory) over about 8 MB of GOROOT/src, file
+// by file as the run does, with and without the gates, beside a plain read of the same
+// bytes from memory (a copy) as the floor.
+func BenchmarkScanGoSource(b *testing.B) {
+	s := defaultScanner(b)
+	files := goSrcFiles(b, 8<<20)
+	total := 0
+	for _, f := range files {
+		total += len(f)
+	}
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		var buf []byte
+		for b.Loop() {
+			for _, f := range files {
+				buf = append(buf[:0], f...)
+			}
+		}
+	})
+	for _, gated := range []bool{false, true} {
+		name := "ungated"
+		if gated {
+			name = "gated"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer func(old bool) { useGates = old }(useGates)
+			useGates = gated
+			b.SetBytes(int64(total))
+			for b.Loop() {
+				for _, f := range files {
+					s.ScanContent(f, "x.go")
+				}
+			}
+		})
+	}
+}
+
+// goSrcPaths returns the slash-separated paths of GOROOT/src's files, relative to it.
+func goSrcPaths(t testing.TB) []string {
+	t.Helper()
+	root := goSrc(t)
+	var paths []string
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Skip("no files under GOROOT/src")
+	}
+	return paths
+}
+
+// TestPathGates: with or without the gates of the path allowlists, every path of
+// GOROOT/src gets the same rules skipped (testdata/*.json and *vector* paths are there).
+func TestPathGates(t *testing.T) {
+	s := defaultScanner(t)
+	allowed := 0
+	for _, p := range goSrcPaths(t) {
+		gated := s.pathSkips(p)
+		useGates = false
+		plain := s.pathSkips(p)
+		useGates = true
+		if !slices.Equal(gated, plain) {
+			t.Errorf("%s: skips %v with the gates, %v without", p, gated, plain)
+		}
+		if gated != nil {
+			allowed++
+		}
+	}
+	if allowed == 0 {
+		t.Error("no path of GOROOT/src is allowlisted: the test proves nothing")
+	}
+}
+
+// BenchmarkPathSkips is the path allowlists over every path of GOROOT/src, with and
+// without their gates, beside a copy of the same paths as the floor.
+func BenchmarkPathSkips(b *testing.B) {
+	s := defaultScanner(b)
+	paths := goSrcPaths(b)
+	total := 0
+	for _, p := range paths {
+		total += len(p)
+	}
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		var buf []byte
+		for b.Loop() {
+			for _, p := range paths {
+				buf = append(buf[:0], p...)
+			}
+		}
+	})
+	for _, gated := range []bool{false, true} {
+		name := "ungated"
+		if gated {
+			name = "gated"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer func(old bool) { useGates = old }(useGates)
+			useGates = gated
+			b.SetBytes(int64(total))
+			for b.Loop() {
+				for _, p := range paths {
+					s.pathSkips(p)
+				}
+			}
+		})
+	}
+}
