@@ -55,6 +55,9 @@ type Audit struct {
 	DocumentsExtracted []AuditCount `json:"documents_extracted,omitempty"`
 	DocumentsRefused   []AuditCount `json:"documents_refused,omitempty"`
 
+	// Refresh is report.json's refresh, shown in one line under Scanned.
+	Refresh *Refresh `json:"-"`
+
 	Secrets      []AuditCount `json:"secrets"` // findings per rule
 	SecretsTotal int          `json:"secrets_total"`
 	Stages       []StageTime  `json:"stages"`
@@ -273,6 +276,9 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
 	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes))
 	r.row("directories not walked", mapNum(a.Pruned))
+	if a.Refresh != nil {
+		r.row("reused", a.Refresh.line(a.Files))
+	}
 	r.renderLeftOut(a)
 	r.counts("By category", a.Categories)
 	r.counts("By reason", a.Reasons)

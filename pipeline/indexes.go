@@ -18,7 +18,10 @@ import (
 // trigram index that lets search open only the files that can match, and
 // the line marks that let a ranged read of an oversize file seek. Both are
 // built from the staged copies, after redaction, in path order.
-func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record) error {
+// A refresh whose staged files are the previous snapshot's, byte for byte
+// (prev.sameIndexes), copies its indexes instead: they are a function of
+// those files alone.
+func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, prev *prior) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
 		if rec.Staged {
@@ -26,6 +29,11 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 		}
 	}
 	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
+	if prev != nil {
+		if ok, err := prev.copyIndexes(staged, tmp); ok || err != nil {
+			return err
+		}
+	}
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
 		files[i] = trigram.File{Path: rec.Path, Open: func() (io.ReadCloser, error) { return tree.Open(filepath.FromSlash(rec.Path)) }}

@@ -45,16 +45,26 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 	}
-	rs, err := LoadRules(opts.Root, opts.RulesFile)
+	rs, rulesDigest, err := loadRules(opts.Root, opts.RulesFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 	}
 	for _, w := range rs.Warnings {
 		opts.Logger.Warn(w)
 	}
+	if opts.FingerprintKey == nil {
+		opts.FingerprintKey = randomKey()
+	}
 	sec, err := newSecretOptions(opts, rs)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
+	keys := newRefreshKeys(opts.FingerprintKey)
+	refresh := Refresh{NotReused: map[string]int{}}
+	if refresh.Key, err = refreshKey(opts, rulesDigest, sec, keys); err != nil {
+		// Without the build's digest no snapshot can be trusted to be this
+		// build's: read everything, and write no state.
+		refresh.Previous, refresh.Detail = previousState, err.Error()
 	}
 	lock, err := acquireLock(opts.OutDir, opts.Logger)
 	if err != nil {
@@ -65,6 +75,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var prev *prior
+	switch {
+	case refresh.Key == "":
+	case opts.Full:
+		refresh.Previous = previousFull
+	default:
+		prev, refresh.Previous, refresh.Detail = loadPrior(opts.OutDir, refresh.Key, keys)
+	}
+	defer prev.close()
 	tmp, err := os.MkdirTemp(filepath.Dir(opts.OutDir), filepath.Base(tmpPrefix(opts.OutDir))+"*")
 	if err != nil {
 		return nil, err
@@ -92,7 +111,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if id, err := dirID(opts.OutDir); err == nil {
 		skip[id] = true
 	}
-	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip}
+	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip, prior: prev, refresh: refresh, keys: keys}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -185,6 +204,11 @@ type run struct {
 	stages       []StageTime
 	src          *dirfd.Tree
 	pruned       []stages.Pruned // with file counts, for the audit
+
+	prior   *prior  // the previous snapshot a refresh reuses; nil: read every file
+	refresh Refresh // what was reused, for report.json
+	keys    refreshKeys
+	state   *refreshState // for the next refresh, written beside files.json
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -226,19 +250,28 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	r.pruned = pruned
 	t(recs)
 
-	if err := r.classifyAndTriage(ctx, env, recs); err != nil {
+	decided := make([]bool, len(recs)) // by the scan alone: symlinks, ignored, unsafe names...
+	for i, rec := range recs {
+		decided[i] = rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != ""
+	}
+	todo, err := r.reuse(ctx, env, recs)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := r.classifyAndTriage(ctx, env, todo); err != nil {
 		return nil, err
 	}
 
 	t = r.timer("normalize", nil)
-	prog.Stage("normalize", len(recs))
-	if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+	prog.Stage("normalize", len(todo))
+	if err := forEach(ctx, todo, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
 		defer prog.Add(1)
 		return env.Normalize(ctx, rec)
 	}); err != nil {
 		return nil, err
 	}
-	t(recs)
+	t(todo)
 
 	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
 
@@ -261,10 +294,16 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.tmp, tree, recs); err != nil {
+	if err := writeIndexes(ctx, r.tmp, tree, recs, r.prior); err != nil {
 		return nil, err
 	}
 	t(recs)
+
+	if r.refresh.Key != "" {
+		if r.state, err = r.stateOf(env, recs, decided); err != nil {
+			return nil, err
+		}
+	}
 
 	t = r.timer("write", nil)
 	m := buildManifest(recs, pruned)

@@ -313,7 +313,7 @@ func rewriteIndexes(t testing.TB, dir string, m *manifest.Manifest) {
 	tree, err := os.OpenRoot(filepath.Join(dir, "tree"))
 	noErr(t, err)
 	defer tree.Close()
-	noErr(t, writeIndexes(context.Background(), dir, tree, recs))
+	noErr(t, writeIndexes(context.Background(), dir, tree, recs, nil))
 }
 
 func replaceIn(t *testing.T, name, old, new string) {

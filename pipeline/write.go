@@ -3,13 +3,17 @@ package pipeline
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"time"
+
+	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/stages"
@@ -43,8 +47,17 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Mani
 // directory, report.json last.
 func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) error {
 	m := res.Manifest
-	if err := writeFile(filepath.Join(r.tmp, "files.json"), func(w *bufio.Writer) error { return manifest.WriteManifest(w, m) }); err != nil {
+	filesJSON := blake3.New() // for the refresh state, which names the files.json it describes
+	if err := writeFile(filepath.Join(r.tmp, "files.json"), func(w *bufio.Writer) error {
+		return manifest.WriteManifest(io.MultiWriter(w, filesJSON), m)
+	}); err != nil {
 		return err
+	}
+	if r.state != nil {
+		r.state.FilesJSON = hex.EncodeToString(filesJSON.Sum(nil))
+		if err := writeState(r.tmp, r.state, r.keys.mac); err != nil {
+			return err
+		}
 	}
 	if err := writeSecrets(r.tmp, res.Findings, r.opts.Version); err != nil {
 		return err
@@ -101,7 +114,7 @@ func (r *run) report(res *Result) Report {
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
 		Pruned: len(res.Manifest.Pruned), Stages: r.stages, Tools: toolVersions(),
-		ATimeNotKept: r.src.ATimeMoved(),
+		ATimeNotKept: r.src.ATimeMoved(), Refresh: &r.refresh,
 	}
 	for _, e := range res.Manifest.Files {
 		rep.Files++
@@ -121,6 +134,7 @@ func (r *run) report(res *Result) Report {
 	}
 	audit := BuildAudit(res.Manifest, byRule, r.stages)
 	audit.addPruned(r.pruned)
+	audit.Refresh = &r.refresh
 	rep.Audit = &audit
 	return rep
 }

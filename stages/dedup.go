@@ -16,12 +16,16 @@ import (
 // duplicates here, since it compares what normalize wrote.
 func (e *Env) Dedup(ctx context.Context, recs []*Record, workers int) error {
 	var files []dedup.File
+	var sums [][32]byte
+	var known []bool // a reused record's hash was verified when its copy was placed
 	for _, rec := range recs {
 		if rec.Staged {
 			files = append(files, dedup.File{Path: rec.Path, Name: e.treePath(rec), Size: rec.OutSize})
+			sums = append(sums, rec.sum)
+			known = append(known, rec.hashed)
 		}
 	}
-	res, err := dedup.Find(ctx, files, workers)
+	res, err := dedup.FindKnown(ctx, files, workers, sums, known)
 	if err != nil {
 		return fmt.Errorf("dedup: %w", err)
 	}

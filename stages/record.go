@@ -31,6 +31,7 @@ type Record struct {
 	Size       int64    // bytes at scan time; normalize replaces it with the bytes it read
 	LinkTarget string   // for symlinks, as written (escaped like Path)
 	id         dirfd.ID // identity at scan time; every later open must find the same file
+	ident      Identity // the scan's lstat in full, for a refresh to tell an unchanged file (reuse.go)
 
 	// classify
 	Mime        string
@@ -68,6 +69,15 @@ type Record struct {
 
 	// Err is the first per-file failure as "stage: cause"; later stages skip the record.
 	Err string
+
+	// What the cross-file stages know without reading the staged copy
+	// again: set by Reuse for a file taken from the previous snapshot, and
+	// by Secrets for the next refresh (reuse.go).
+	sum          [32]byte // BLAKE3-256 of the staged text, when hashed
+	hashed       bool
+	scanned      bool // the secret rules ran on the staged text at this path (or are known to find nothing there)
+	valuesClean  bool // none of the values a previous run's second pass looked for occurs in the staged text
+	contentClean bool // neither secret pass found anything in the staged text (set by Secrets)
 }
 
 // Func is one stage on one record; it errs only when the whole run must stop.

@@ -40,6 +40,11 @@ type SecretOptions struct {
 	// Baseline holds fingerprints that are known and accepted: such findings are left
 	// out of what the stage returns and records, but treated like any other in the tree.
 	Baseline map[string]bool
+	// ValuesKnown, when set, reports whether every value in the set was already looked
+	// for by the previous run a refresh reuses: then the second pass can skip a reused
+	// text in which none of those values occurred (Prior.ValuesClean). Called once,
+	// between the passes.
+	ValuesKnown func(*secrets.Values) bool
 }
 
 // masks reports whether a finding of kind is masked in the staged copy.
@@ -117,13 +122,18 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	}
 	holders := func(rec *Record) []*Record { return append([]*Record{rec}, dups[rec.Path]...) }
 
-	// Pass 1: the rules.
+	// Pass 1: the rules, but on a reused text they found nothing in at this path.
 	results := make([]scanned, len(canon))
+	found := make([]bool, len(canon)) // either pass found something in canon[i]
 	if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
+		if rec.scanned {
+			return nil
+		}
 		scan, err := scanStaged(ctx, sc, e.treePath(rec), rec.Path)
 		if err != nil {
 			return fmt.Errorf("secrets %s: %w", rec.Path, err)
 		}
+		found[i] = len(scan.Findings) > 0
 		res := scanned{byHolder: map[*Record][]secrets.Finding{}}
 		kept := make([]bool, len(scan.Findings))
 		for _, h := range holders(rec) {
@@ -153,20 +163,29 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		return nil, err
 	}
 
-	// Pass 2: every value masked anywhere, in every staged file.
+	// Pass 2: every value masked anywhere, in every staged file, but a reused text none
+	// of whose values occurred in when the previous run looked, if it looked for all.
 	if opts.Values != nil && opts.Values.Len() > 0 {
 		m := sc.Matcher(opts.Values)
+		known := opts.ValuesKnown != nil && opts.ValuesKnown(opts.Values)
 		if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
-			found, err := m.ScanFile(e.treePath(rec))
+			if known && rec.valuesClean {
+				return nil
+			}
+			hits, err := m.ScanFile(e.treePath(rec))
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
+			found[i] = found[i] || len(hits) > 0
 			res := &results[i]
+			if len(hits) > 0 && res.byHolder == nil {
+				res.byHolder = map[*Record][]secrets.Finding{}
+			}
 			var pass1 []secrets.Finding
 			for _, fs := range res.byHolder {
 				pass1 = append(pass1, fs...)
 			}
-			for _, fd := range found {
+			for _, fd := range hits {
 				if !slices.ContainsFunc(pass1, func(p secrets.Finding) bool { return p.Start < fd.End && fd.Start < p.End }) {
 					for _, h := range holders(rec) {
 						res.byHolder[h] = append(res.byHolder[h], fd)
@@ -202,6 +221,12 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	var out []Finding
 	for i, rec := range canon {
 		res := results[i]
+		// For the next refresh: the rules' verdict at this path is known, and
+		// whether the text (every holder's) held anything at all.
+		rec.scanned = true
+		for _, h := range holders(rec) {
+			h.contentClean = !found[i]
+		}
 		for _, h := range holders(rec) {
 			// Redaction changed the shared copy: every holder reports it.
 			h.Hash, h.Lines, h.Tokens, h.OutSize = rec.Hash, rec.Lines, rec.Tokens, rec.OutSize

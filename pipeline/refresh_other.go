@@ -1,0 +1,17 @@
+//go:build !linux
+
+package pipeline
+
+import (
+	"errors"
+	"os"
+)
+
+// cloneFile is the reflink where one is wired in (refresh_linux.go); here
+// the caller copies.
+func cloneFile(dst, src *os.File) error { return errors.ErrUnsupported }
+
+// openOwn opens a file of the previous snapshot for reading (see
+// refresh_linux.go); here without O_NOATIME or O_NONBLOCK, which the
+// caller's regular-file check follows.
+func openOwn(name string) (*os.File, error) { return os.Open(name) }

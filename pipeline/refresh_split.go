@@ -1,0 +1,316 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/zeebo/blake3"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/internal/dedup"
+	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/lineindex"
+	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/stages"
+)
+
+// split is the seam between the scan and the per-file stages. It returns
+// the records those stages must read; every other record has been filled
+// from its previous entry (stages.Env.Reuse) and, when that entry had
+// staged text (its own, or its canonical copy's for a duplicate), that
+// text has been copied into the new tree and checked against the hash
+// files.json recorded for it. why counts, by reason, the records not
+// taken. Works with either shape of the per-file loop: it only decides
+// which records enter it.
+func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int) ([]*stages.Record, error) {
+	reasons := make([]string, len(recs))
+	type job struct {
+		i    int
+		from string // the previous tree's copy to place
+		want [32]byte
+	}
+	var jobs []job
+	priors := make([]stages.Prior, len(recs))
+	for i, rec := range recs {
+		r, en, se := p.check(env, rec)
+		if r != "" {
+			reasons[i] = r
+			continue
+		}
+		priors[i] = stages.Prior{Entry: *en, RulesClean: se.Rules, ValuesClean: true}
+		from, ok := stages.StagedBytes(en)
+		if !ok {
+			continue
+		}
+		want, err := hex.DecodeString(strings.TrimPrefix(en.Hash, dedup.HashPrefix))
+		if err != nil || len(want) != 32 || !strings.HasPrefix(en.Hash, dedup.HashPrefix) {
+			reasons[i] = whyCopy
+			continue
+		}
+		jobs = append(jobs, job{i: i, from: from, want: [32]byte(want)})
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for _, j := range jobs {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			rec := recs[j.i]
+			n, r, err := p.place(gctx, j.from, filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path)), j.want)
+			if err != nil {
+				return fmt.Errorf("refresh %s: %w", rec.Path, err)
+			}
+			reasons[j.i] = r
+			priors[j.i].Sum, priors[j.i].Bytes = j.want, n
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	var todo []*stages.Record
+	for i, rec := range recs {
+		if reasons[i] != "" {
+			why[reasons[i]]++
+			todo = append(todo, rec)
+			continue
+		}
+		env.Reuse(rec, priors[i])
+	}
+	return todo, nil
+}
+
+// copyBufs holds place's buffers; it runs on many goroutines at once.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// place puts a copy of the previous tree's from at to (a path in the new
+// tree), a reflink where the filesystem has them (FICLONE: no bytes
+// copied, and later writes to either never show in the other), else a
+// copy; either way the bytes are hashed and must hash to want. A hard
+// link is never used: it would share one inode between two snapshots, so
+// a change to one would change a published snapshot, and verify and serve
+// refuse hard-linked files. why is "" when placed, else why the record
+// must be read from its source instead (nothing is left at to). err is
+// for failures of the machine: a full disk must stop the run.
+func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n int64, why string, err error) {
+	src, err := p.tree.OpenPath(from)
+	if err != nil {
+		if dirfd.IsResource(err) {
+			return 0, "", err
+		}
+		return 0, whyCopy, nil // gone, replaced by a symlink or a FIFO: not what files.json says
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return placeFailed(err)
+	}
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return placeFailed(err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			dst.Close()
+			os.Remove(to)
+		}
+	}()
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	h := blake3.New()
+	cloned := cloneFile(dst, src) == nil
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, "", err
+		}
+		m, rerr := src.Read(buf)
+		h.Write(buf[:m])
+		if !cloned && m > 0 {
+			if _, err := dst.Write(buf[:m]); err != nil {
+				return placeFailed(err)
+			}
+		}
+		n += int64(m)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if dirfd.IsResource(rerr) {
+				return 0, "", rerr
+			}
+			return 0, whyCopy, nil
+		}
+	}
+	if [32]byte(h.Sum(nil)) != want {
+		return 0, whyCopy, nil // edited in OUT since it was published
+	}
+	if err := dst.Close(); err != nil {
+		return placeFailed(err)
+	}
+	ok = true
+	return n, "", nil
+}
+
+// placeFailed sorts a failed write to the new tree: a path that no longer
+// fits (this run's temporary name is longer) is the file's business, and
+// normalize will record it; anything else stops the run.
+func placeFailed(err error) (int64, string, error) {
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return 0, whyPathLength, nil
+	}
+	return 0, "", err
+}
+
+// stateOf makes the state file of the snapshot being built: each regular
+// file the scan left for the per-file stages, with its identity, its
+// directory's triage facts, and whether the next run may reuse it. Call it
+// after the secret stage (it says which texts held findings) and before
+// buildManifest consumes recs. decided marks the records the scan decided
+// itself (never reused: it decides them again for nothing).
+func (r *run) stateOf(env *stages.Env, recs []*stages.Record, decided []bool) (*refreshState, error) {
+	st := &refreshState{Schema: stateSchema, Key: r.refresh.Key, StartedNs: r.start.UnixNano()}
+	var err error
+	if st.Values, err = r.secrets.Values.Digests(r.keys.values); err != nil {
+		return nil, err
+	}
+	for i, rec := range recs {
+		id := rec.Identity()
+		if decided[i] || rec.Kind != stages.KindFile || id == (stages.Identity{}) || rec.Reason == "secret-in-name" {
+			continue // the last: its path is masked, and unmasked it must not be written down
+		}
+		e := stateEntry{Path: rec.Path, Dev: id.Dev, Ino: id.Ino, Size: id.Size, Mtime: id.MtimeNs, Ctime: id.CtimeNs, Dir: env.DirContext(rec)}
+		rulesHere, clean := rec.SecretState()
+		hasText := rec.Staged || rec.DuplicateOf != ""
+		switch {
+		case rec.Err != "":
+			e.Redo = whyError
+		case rec.Reason == "secret", rec.Secrets > 0, hasText && !clean:
+			e.Redo = whyFindings
+		}
+		e.Rules = e.Redo == "" && hasText && rulesHere
+		st.Files = append(st.Files, e)
+	}
+	return st, nil
+}
+
+// reuse takes what it can from the previous snapshot (split) and returns
+// the records the per-file stages must read: all of them without one.
+func (r *run) reuse(ctx context.Context, env *stages.Env, recs []*stages.Record) ([]*stages.Record, error) {
+	if r.prior == nil {
+		if r.refresh.Previous == "" {
+			r.refresh.Previous = previousNone
+		}
+		if len(recs) > 0 {
+			r.refresh.NotReused[r.refresh.Previous] = len(recs)
+		}
+		return recs, nil
+	}
+	begin := time.Now()
+	r.opts.Progress.Stage("reuse", -1)
+	todo, err := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused)
+	if err != nil {
+		return nil, err
+	}
+	r.refresh.Reused = len(recs) - len(todo)
+	read := make(map[*stages.Record]bool, len(todo))
+	for _, rec := range todo {
+		read[rec] = true
+	}
+	r.record("reuse", time.Since(begin), recs, func(rec *stages.Record) bool { return !read[rec] })
+	// The cross-file pass may skip a reused text when it looks for no value
+	// the previous run did not (none of those occurred in it).
+	r.secrets.ValuesKnown = func(v *secrets.Values) bool {
+		ds, err := v.Digests(r.keys.values)
+		if err != nil {
+			return false
+		}
+		for _, d := range ds {
+			if !r.prior.values[d] {
+				return false
+			}
+		}
+		return true
+	}
+	return todo, nil
+}
+
+// copyIndexes copies the previous snapshot's search.index and lines.json
+// into dir when staged (sorted by path) are exactly the previous staged
+// files: the same paths, each with the hash and oversize flag files.json
+// recorded (hashes of the final, redacted text). Both indexes are a
+// function of those files and their order alone. The previous files must
+// parse (the trigram index checks its CRC) and list those paths with
+// those sizes; otherwise ok is false and the caller builds them.
+func (p *prior) copyIndexes(staged []*stages.Record, dir string) (ok bool, err error) {
+	var prev []*manifest.Entry
+	for _, en := range p.entries {
+		if en.Staged {
+			prev = append(prev, en)
+		}
+	}
+	if len(prev) != len(staged) {
+		return false, nil
+	}
+	slices.SortFunc(prev, func(a, b *manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	var oversize []*stages.Record
+	for i, rec := range staged {
+		if en := prev[i]; en.Path != rec.Path || en.Hash != rec.Hash || en.Oversize != rec.Oversize {
+			return false, nil
+		}
+		if rec.Oversize {
+			oversize = append(oversize, rec)
+		}
+	}
+	tri, err := readOwn(filepath.Join(p.out, trigram.FileName))
+	if err != nil {
+		return false, nil
+	}
+	ix, err := trigram.Parse(tri)
+	if err != nil || len(ix.Paths()) != len(staged) {
+		return false, nil
+	}
+	for i, rec := range staged {
+		if ix.Paths()[i] != rec.Path || ix.Size(i) != rec.OutSize {
+			return false, nil
+		}
+	}
+	lines, err := readOwn(filepath.Join(p.out, lineindex.FileName))
+	if err != nil {
+		return false, nil
+	}
+	lx, err := lineindex.Parse(lines)
+	if err != nil || len(lx.Files) != len(oversize) {
+		return false, nil
+	}
+	for i, rec := range oversize {
+		if f := lx.Files[i]; f.Path != rec.Path || f.Size != rec.OutSize || f.Lines != rec.Lines {
+			return false, nil
+		}
+	}
+	for name, data := range map[string][]byte{trigram.FileName: tri, lineindex.FileName: lines} {
+		if err := writeFile(filepath.Join(dir, name), func(w *bufio.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
