@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -311,5 +313,44 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 				t.Errorf("the refresh after: %+v", again.Report.Refresh)
 			}
 		})
+	}
+}
+
+// TestNoLockLeftBehind: a run that publishes, and one that fails, leave no
+// ".OUT.lock" beside OUT; a run that could not remove a previous snapshot
+// keeps the lock file, whose journal tells the next run what to retry.
+func TestNoLockLeftBehind(t *testing.T) {
+	src := fixtureTree(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	runFixture(t, src, out, nil)
+	if _, err := os.Lstat(lockPath(out)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after a published run: %s: %v", lockPath(out), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, Options{Root: src, OutDir: out}); err == nil {
+		t.Fatal("a cancelled run published")
+	}
+	if _, err := os.Lstat(lockPath(out)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after a failed run: %s: %v", lockPath(out), err)
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 {
+		t.Errorf("beside OUT: %v", entries)
+	}
+}
+
+// TestRecentlyChangedReadAgain: a file changed within racyWindow of the
+// run that read it is read again by the next, identity unchanged or not:
+// that run may have read it just before a rewrite in the same timestamp
+// tick. Here every file was just written.
+func TestRecentlyChangedReadAgain(t *testing.T) {
+	src, _, _ := refreshTree(t)
+	out := filepath.Join(t.TempDir(), "out")
+	runOpts(t, refreshOpts(src, out))
+	res := runOpts(t, refreshOpts(src, out))
+	if rf := res.Report.Refresh; rf.Previous != previousUsed || rf.Reused != 0 || rf.NotReused[whyRacy] == 0 {
+		t.Errorf("refresh right after the tree was written: %+v", rf)
 	}
 }

@@ -39,6 +39,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Secrets, "secrets", "redact", "`MODE`: redact, report or exclude")
 	addSecretFlags(fs, &opts, &sf)
 	fs.BoolVar(&opts.NoIgnore, "no-ignore", false, "do not honour .gitignore / .ignore files")
+	fs.BoolVar(&opts.Full, "full", false, "read every file again, reusing nothing from the previous snapshot at OUT (the snapshot is the same)")
 	fs.StringVar(&opts.RulesFile, "rules", "", "TOML `FILE` of extra rules merged over the defaults")
 	fs.StringVar(&progressMode, "progress", "auto", "`MODE`: auto (bar only on a terminal), always, never")
 	fs.BoolVar(&asJSON, "json", false, "print the run summary as JSON on stdout")
@@ -87,6 +88,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		if errors.Is(err, pipeline.ErrBadOptions) {
 			return exitUsage
+		}
+		if errors.Is(err, pipeline.ErrLocked) {
+			return exitBusy
 		}
 		return exitFailed
 	}
