@@ -18,9 +18,11 @@ import (
 // trigram index that lets search open only the files that can match, and
 // the line marks that let a ranged read of an oversize file seek. Both are
 // built from the staged copies, after redaction, in path order.
-// A refresh whose staged files are the previous snapshot's, byte for byte
-// (prev.sameIndexes), copies its indexes instead: they are a function of
-// those files alone.
+// A refresh whose staged files are the previous snapshot's, byte for byte,
+// copies its indexes (prior.copyIndexes); otherwise it takes each unchanged
+// file's trigrams and line marks from them and reads only the others
+// (prior.updateIndex, prior.lineMarks). Either way the indexes are those a
+// build from scratch writes.
 func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, prev *prior) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
@@ -38,12 +40,30 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 	for i, rec := range staged {
 		files[i] = trigram.File{Path: rec.Path, Open: func() (io.ReadCloser, error) { return tree.Open(filepath.FromSlash(rec.Path)) }}
 	}
-	if err := trigram.Build(ctx, files, filepath.Join(tmp, trigram.FileName), tmp); err != nil {
-		return err
+	dst := filepath.Join(tmp, trigram.FileName)
+	updated := false
+	if prev != nil {
+		var err error
+		if updated, err = prev.updateIndex(ctx, staged, files, dst); err != nil {
+			return err
+		}
+	}
+	if !updated {
+		if err := trigram.Build(ctx, files, dst, tmp); err != nil {
+			return err
+		}
+	}
+	var known map[string]lineindex.File
+	if prev != nil {
+		known = prev.lineMarks(staged)
 	}
 	var ix lineindex.Index
 	for _, rec := range staged {
 		if !rec.Oversize {
+			continue
+		}
+		if lf, ok := known[rec.Path]; ok {
+			ix.Files = append(ix.Files, lf)
 			continue
 		}
 		f, err := tree.Open(filepath.FromSlash(rec.Path))

@@ -184,6 +184,8 @@ func refreshKey(o Options, rulesDigest string, sec stages.SecretOptions, keys re
 type prior struct {
 	out     string
 	tree    *dirfd.Tree // OUT/tree, read without following symlinks
+	treeDir *os.File    // the same directory, for openBeneath
+	made    sync.Map    // directories of the new tree already made, by OS path
 	started int64
 	values  map[string]bool
 	files   map[string]*stateEntry
@@ -191,8 +193,14 @@ type prior struct {
 }
 
 func (p *prior) close() {
-	if p != nil && p.tree != nil {
+	if p == nil {
+		return
+	}
+	if p.tree != nil {
 		p.tree.Close()
+	}
+	if p.treeDir != nil {
+		p.treeDir.Close()
 	}
 }
 
@@ -225,8 +233,9 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	if err != nil {
 		return nil, previousState, err.Error()
 	}
+	treeDir, _ := os.Open(filepath.Join(out, "tree")) // nil: every open walks with dirfd
 	p := &prior{
-		out: out, tree: tree, started: st.StartedNs, values: make(map[string]bool, len(st.Values)),
+		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)),
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*manifest.Entry, len(m.Files)),
 	}
 	for _, v := range st.Values {

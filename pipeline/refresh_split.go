@@ -23,6 +23,7 @@ import (
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -61,6 +62,14 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			continue
 		}
 		jobs = append(jobs, job{i: i, from: from, want: [32]byte(want)})
+	}
+	for i, r := range reasons {
+		if r != "" && r != whyScan && recs[i].Size > 0 {
+			// Some text will be counted: build the tokenizer's tables
+			// (a fraction of a second of one core) while files are placed.
+			go tokens.Warm()
+			break
+		}
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -112,7 +121,7 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b
 // must be read from its source instead (nothing is left at to). err is
 // for failures of the machine: a full disk must stop the run.
 func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n int64, why string, err error) {
-	src, err := p.tree.OpenPath(from)
+	src, err := p.open(from)
 	if err != nil {
 		if dirfd.IsResource(err) {
 			return 0, "", err
@@ -120,8 +129,11 @@ func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n in
 		return 0, whyCopy, nil // gone, replaced by a symlink or a FIFO: not what files.json says
 	}
 	defer src.Close()
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return placeFailed(err)
+	if dir := filepath.Dir(to); !p.madeDir(dir) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return placeFailed(err)
+		}
+		p.made.Store(dir, true)
 	}
 	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -169,6 +181,22 @@ func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n in
 	}
 	ok = true
 	return n, "", nil
+}
+
+func (p *prior) madeDir(dir string) bool {
+	_, ok := p.made.Load(dir)
+	return ok
+}
+
+// open opens the previous tree's regular file at rel without following a
+// symlink anywhere on the way: in one openat2 where the kernel has it,
+// else one component at a time (dirfd).
+func (p *prior) open(rel string) (*os.File, error) {
+	f, ok, err := openBeneath(p.treeDir, rel)
+	if !ok {
+		return p.tree.OpenPath(rel)
+	}
+	return f, err
 }
 
 // placeFailed sorts a failed write to the new tree: a path that no longer
@@ -313,4 +341,72 @@ func (p *prior) copyIndexes(staged []*stages.Record, dir string) (ok bool, err e
 		}
 	}
 	return true, nil
+}
+
+// unchanged reports whether rec's final staged text is the previous
+// snapshot's at the same path: its entry was staged with the same hash.
+func (p *prior) unchanged(rec *stages.Record) bool {
+	en := p.entries[rec.Path]
+	return en != nil && en.Staged && en.Hash == rec.Hash
+}
+
+// updateIndex writes dst from the previous search.index, reading only the
+// staged files whose text changed (trigram.Update); ok is false when the
+// previous index cannot serve (missing, damaged, or most files changed)
+// and the caller builds one. The result is the index a build writes.
+func (p *prior) updateIndex(ctx context.Context, staged []*stages.Record, files []trigram.File, dst string) (ok bool, err error) {
+	data, err := readOwn(filepath.Join(p.out, trigram.FileName))
+	if err != nil {
+		return false, nil
+	}
+	ix, err := trigram.Parse(data)
+	if err != nil {
+		return false, nil
+	}
+	ids := make(map[string]int, len(ix.Paths()))
+	for id, path := range ix.Paths() {
+		ids[path] = id
+	}
+	from := make([]int, len(staged))
+	read := 0
+	for i, rec := range staged {
+		from[i] = -1
+		if id, ok := ids[rec.Path]; ok && p.unchanged(rec) && ix.Size(id) == rec.OutSize {
+			from[i] = id
+		} else {
+			read++
+		}
+	}
+	if read > len(staged)/2 {
+		return false, nil // a build reads as much and sorts faster
+	}
+	err = trigram.Update(ctx, ix, files, from, dst)
+	if errors.Is(err, trigram.ErrTooManyChanges) || errors.Is(err, trigram.ErrDamaged) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// lineMarks returns the previous lines.json's marks of the oversize staged
+// files whose text is unchanged, by path.
+func (p *prior) lineMarks(staged []*stages.Record) map[string]lineindex.File {
+	data, err := readOwn(filepath.Join(p.out, lineindex.FileName))
+	if err != nil {
+		return nil
+	}
+	lx, err := lineindex.Parse(data)
+	if err != nil {
+		return nil
+	}
+	byPath := make(map[string]lineindex.File, len(lx.Files))
+	for _, f := range lx.Files {
+		byPath[f.Path] = f
+	}
+	out := map[string]lineindex.File{}
+	for _, rec := range staged {
+		if f, ok := byPath[rec.Path]; ok && rec.Oversize && p.unchanged(rec) && f.Size == rec.OutSize && f.Lines == rec.Lines {
+			out[rec.Path] = f
+		}
+	}
+	return out
 }

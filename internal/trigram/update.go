@@ -1,0 +1,171 @@
+package trigram
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+)
+
+// ErrTooManyChanges means Update would hold more new postings in memory
+// than a build does before it spills: the caller builds instead (the file
+// at dst is removed).
+var ErrTooManyChanges = errors.New("trigram: too many changed files to update in memory")
+
+// Update writes to dst exactly what Build(files) would, reading only some
+// of the files: from[i] is the id in prev of a file whose content is that
+// of files[i] (a refresh knows it from the content hash), whose trigrams
+// are taken from prev, or -1 for a file to read. The ids taken must keep
+// their order (files are sorted by path and a reused file keeps its path,
+// so they do). Each of prev's posting lists is decoded, renumbered and
+// merged with the read files' lists: the cost is that of the index, not of
+// the tree. Past maxPairs new postings it stops with ErrTooManyChanges.
+func Update(ctx context.Context, prev *Index, files []File, from []int, dst string) (err error) {
+	if len(from) != len(files) {
+		return fmt.Errorf("trigram: update: %d files, %d sources", len(files), len(from))
+	}
+	renum := make([]int64, len(prev.paths)) // prev id -> new id, or -1
+	for i := range renum {
+		renum[i] = -1
+	}
+	last := -1
+	for i, old := range from {
+		if old < 0 {
+			continue
+		}
+		if old >= len(prev.paths) || old <= last {
+			return fmt.Errorf("trigram: update: file %d takes prev id %d out of order", i, old)
+		}
+		renum[old], last = int64(i), old
+	}
+
+	b := &builder{seen: make([]uint64, 1<<24/64)}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(dst)
+		}
+	}()
+	w := &countingWriter{w: bufio.NewWriterSize(out, 256<<10), crc: crc32.NewIEEE()}
+	w.write([]byte(magic))
+	filesOff := w.n
+	w.uvarint(uint64(len(files)))
+	buf := make([]byte, 64<<10)
+	for id, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var size int64
+		if old := from[id]; old >= 0 {
+			size = prev.sizes[old]
+		} else if size, err = b.add(uint32(id), f, buf); err != nil {
+			return fmt.Errorf("index %s: %w", f.Path, err)
+		}
+		w.uvarint(uint64(len(f.Path)))
+		w.write([]byte(f.Path))
+		w.uvarint(uint64(size))
+		if len(b.post) >= maxPairs {
+			return ErrTooManyChanges
+		}
+	}
+	postingsOff := w.n
+	b.sortPost()
+
+	// Merge prev's lists (renumbered) with the new pairs, trigram by
+	// trigram, both ascending; a trigram left with no file is dropped, as
+	// Build never writes one.
+	var table, data []byte
+	var ids []int64
+	emit := func(t uint32) {
+		if len(ids) == 0 {
+			return
+		}
+		data = data[:0]
+		lastID := int64(-1)
+		for _, id := range ids {
+			data = binary.AppendUvarint(data, uint64(id-lastID))
+			lastID = id
+		}
+		table = append(table, byte(t>>16), byte(t>>8), byte(t))
+		table = binary.AppendUvarint(table, uint64(len(ids)))
+		table = binary.AppendUvarint(table, uint64(len(data)))
+		w.write(data)
+		b.trigrams++
+	}
+	var olds []int64
+	j := 0
+	for i := 0; i < len(prev.table) || j < len(b.post); {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		var t uint32
+		switch {
+		case i == len(prev.table):
+			t = uint32(b.post[j] >> 32)
+		case j == len(b.post):
+			t = prev.table[i].tri
+		default:
+			t = min(prev.table[i].tri, uint32(b.post[j]>>32))
+		}
+		olds = olds[:0]
+		if i < len(prev.table) && prev.table[i].tri == t {
+			e := prev.table[i]
+			p := prev.post[e.off : e.off+e.n]
+			id := int64(-1)
+			for len(p) > 0 {
+				d, n := binary.Uvarint(p)
+				if n <= 0 || d == 0 {
+					return fmt.Errorf("%w: posting list", ErrDamaged)
+				}
+				p = p[n:]
+				id += int64(d)
+				if id >= int64(len(renum)) {
+					return fmt.Errorf("%w: posting list", ErrDamaged)
+				}
+				if nid := renum[id]; nid >= 0 {
+					olds = append(olds, nid)
+				}
+			}
+			i++
+		}
+		// Both lists ascend: merge them.
+		ids = ids[:0]
+		k := 0
+		for ; j < len(b.post) && uint32(b.post[j]>>32) == t; j++ {
+			nid := int64(uint32(b.post[j]))
+			for k < len(olds) && olds[k] < nid {
+				ids = append(ids, olds[k])
+				k++
+			}
+			ids = append(ids, nid)
+		}
+		ids = append(ids, olds[k:]...)
+		emit(t)
+	}
+	tableOff := w.n
+	w.write(table)
+	var foot [5 * 8]byte
+	binary.BigEndian.PutUint64(foot[0:], uint64(filesOff))
+	binary.BigEndian.PutUint64(foot[8:], uint64(postingsOff))
+	binary.BigEndian.PutUint64(foot[16:], uint64(tableOff))
+	binary.BigEndian.PutUint64(foot[24:], uint64(b.trigrams))
+	w.write(foot[:32])
+	binary.BigEndian.PutUint64(foot[32:], uint64(w.crc.Sum32()))
+	w.write(foot[32:])
+	w.write([]byte(endMagic))
+	if w.err != nil {
+		return w.err
+	}
+	return w.w.Flush()
+}
