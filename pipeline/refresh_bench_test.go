@@ -1,14 +1,22 @@
 package pipeline
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/zeebo/blake3"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/internal/dedup"
 )
 
 // BenchmarkRefreshGoSrc (make bench-refresh) runs, on a copy of Go's src/
@@ -127,4 +135,114 @@ func copyTree(from, to string) error {
 		}
 		return out.Close()
 	})
+}
+
+// BenchmarkPlaceGoSrc measures what a refresh pays to put the previous
+// snapshot's staged files into the new tree (make bench-refresh; set
+// REPOPREP_BENCH_TMPFS to a reflink filesystem, XFS or btrfs, to see
+// FICLONE): place as a refresh does (a reflink where the filesystem has
+// them, else a copy, hashing either way), place with copies only, and two
+// baselines: reading and hashing alone, and hard links (which a refresh
+// must not use: see place).
+func BenchmarkPlaceGoSrc(b *testing.B) {
+	tree := os.Getenv("REPOPREP_BENCH_TREE")
+	if tree == "" {
+		b.Skip("set REPOPREP_BENCH_TREE (make bench-refresh)")
+	}
+	work, err := os.MkdirTemp(cmpOr(os.Getenv("REPOPREP_BENCH_TMPFS"), "/dev/shm"), "repoprep-bench-place-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(work)
+	src, out := filepath.Join(work, "src"), filepath.Join(work, "out")
+	if err := copyTree(tree, src); err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Root: src, OutDir: out, Version: "bench", FingerprintKey: testFingerprintKey, Workers: runtime.NumCPU()}
+	res, err := Run(b.Context(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := res.Report.Refresh.Key
+	p, why, detail := loadPrior(out, key, newRefreshKeys(testFingerprintKey))
+	if p == nil {
+		b.Fatalf("%s %s", why, detail)
+	}
+	defer p.close()
+	type job struct {
+		from string
+		want [32]byte
+	}
+	var jobs []job
+	var total int64
+	for _, en := range p.entries {
+		if en.Staged {
+			sum, _ := hexSum(en.Hash)
+			jobs = append(jobs, job{en.Path, sum})
+			total += en.Size
+		}
+	}
+	each := func(b *testing.B, fn func(j job, to string) error) {
+		b.SetBytes(total)
+		for i := 0; b.Loop(); i++ {
+			dst := filepath.Join(work, fmt.Sprintf("new-%d", i))
+			p.made = sync.Map{}
+			g := errgroupWithLimit(opts.Workers)
+			for _, j := range jobs {
+				g.Go(func() error { return fn(j, filepath.Join(dst, filepath.FromSlash(j.from))) })
+			}
+			if err := g.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			os.RemoveAll(dst)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(len(jobs))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+	}
+	place := func(j job, to string) error {
+		_, why, err := p.place(b.Context(), j.from, to, j.want)
+		if err == nil && why != "" {
+			err = fmt.Errorf("%s: %s", j.from, why)
+		}
+		return err
+	}
+	b.Run("place", func(b *testing.B) { each(b, place) })
+	b.Run("place-copy", func(b *testing.B) {
+		cloneFiles = false
+		defer func() { cloneFiles = true }()
+		each(b, place)
+	})
+	b.Run("read-hash", func(b *testing.B) {
+		each(b, func(j job, _ string) error {
+			f, err := p.open(j.from)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			h := blake3.New()
+			_, err = io.Copy(h, f)
+			return err
+		})
+	})
+	b.Run("hardlink", func(b *testing.B) {
+		each(b, func(j job, to string) error {
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				return err
+			}
+			return os.Link(filepath.Join(out, "tree", j.from), to)
+		})
+	})
+}
+
+func hexSum(h string) ([32]byte, error) {
+	var sum [32]byte
+	_, err := hex.Decode(sum[:], []byte(strings.TrimPrefix(h, dedup.HashPrefix)))
+	return sum, err
+}
+
+func errgroupWithLimit(n int) *errgroup.Group {
+	var g errgroup.Group
+	g.SetLimit(n)
+	return &g
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -29,14 +30,19 @@ import (
 )
 
 // split is the seam between the scan and the per-file stages. It returns
-// the records those stages must read; every other record has been filled
-// from its previous entry (stages.Env.Reuse) and, when that entry had
-// staged text (its own, or its canonical copy's for a duplicate), that
-// text has been copied into the new tree and checked against the hash
-// files.json recorded for it. why counts, by reason, the records not
-// taken. Works with either shape of the per-file loop: it only decides
-// which records enter it.
-func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int) ([]*stages.Record, error) {
+// the records those stages must read now (todo) and a function, wait,
+// that the caller must call once those stages are done (or failed:
+// abandon). Meanwhile every other record's staged text (its own, or its
+// canonical copy's for a duplicate) is copied from the previous tree into
+// the new one, in the background so the copies overlap the per-file work,
+// and checked against the hash files.json recorded. wait returns when the
+// copies are done, having filled each record placed from its previous
+// entry (stages.Env.Reuse), and returns the records whose copy was not
+// what files.json said: the per-file stages must read those too. Records
+// without staged text (refused, binary, data...) are filled at once. why
+// counts, by reason, the records not taken. It works with either shape of
+// the per-file loop: it only decides which records enter it.
+func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
 	reasons := make([]string, len(recs))
 	type job struct {
 		i    int
@@ -54,6 +60,7 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		priors[i] = stages.Prior{Entry: *en, RulesClean: se.Rules, ValuesClean: true}
 		from, ok := stages.StagedBytes(en)
 		if !ok {
+			env.Reuse(rec, priors[i]) // nothing to place
 			continue
 		}
 		want, err := hex.DecodeString(strings.TrimPrefix(en.Hash, dedup.HashPrefix))
@@ -64,49 +71,69 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		jobs = append(jobs, job{i: i, from: from, want: [32]byte(want)})
 	}
 	for i, r := range reasons {
-		if r != "" && r != whyScan && recs[i].Size > 0 {
+		if r == "" {
+			continue
+		}
+		why[r]++
+		todo = append(todo, recs[i])
+		if r != whyScan && recs[i].Size > 0 && len(todo) == 1 {
 			// Some text will be counted: build the tokenizer's tables
 			// (a fraction of a second of one core) while files are placed.
 			go tokens.Warm()
-			break
 		}
 	}
 
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for _, j := range jobs {
-		if gctx.Err() != nil {
-			break
-		}
-		g.Go(func() error {
-			rec := recs[j.i]
-			n, r, err := p.place(gctx, j.from, filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path)), j.want)
-			if err != nil {
-				return fmt.Errorf("refresh %s: %w", rec.Path, err)
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		g, gctx := errgroup.WithContext(pctx)
+		g.SetLimit(workers)
+		for _, j := range jobs {
+			if gctx.Err() != nil {
+				break
 			}
-			reasons[j.i] = r
-			priors[j.i].Sum, priors[j.i].Bytes = j.want, n
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	var todo []*stages.Record
-	for i, rec := range recs {
-		if reasons[i] != "" {
-			why[reasons[i]]++
-			todo = append(todo, rec)
-			continue
+			g.Go(func() error {
+				rec := recs[j.i]
+				n, r, err := p.place(gctx, j.from, filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path)), j.want)
+				if err != nil {
+					return fmt.Errorf("refresh %s: %w", rec.Path, err)
+				}
+				reasons[j.i] = r
+				priors[j.i].Sum, priors[j.i].Bytes = j.want, n
+				return nil
+			})
 		}
-		env.Reuse(rec, priors[i])
+		done <- g.Wait()
+	}()
+	wait = func(abandon bool) ([]*stages.Record, error) {
+		if abandon {
+			cancel()
+		}
+		err := <-done
+		cancel()
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+		var late []*stages.Record
+		for _, j := range jobs {
+			rec := recs[j.i]
+			if r := reasons[j.i]; r != "" {
+				why[r]++
+				late = append(late, rec)
+				continue
+			}
+			env.Reuse(rec, priors[j.i])
+		}
+		return late, nil
 	}
-	return todo, nil
+	return todo, wait
 }
+
+// cloneFiles lets a benchmark measure the copy where reflinks work.
+var cloneFiles = true
 
 // copyBufs holds place's buffers; it runs on many goroutines at once.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
@@ -150,7 +177,7 @@ func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n in
 	defer copyBufs.Put(bp)
 	buf := *bp
 	h := blake3.New()
-	cloned := cloneFile(dst, src) == nil
+	cloned := cloneFiles && cloneFile(dst, src) == nil
 	for {
 		if err := ctx.Err(); err != nil {
 			return 0, "", err
@@ -241,30 +268,51 @@ func (r *run) stateOf(env *stages.Env, recs []*stages.Record, decided []bool) (*
 	return st, nil
 }
 
-// reuse takes what it can from the previous snapshot (split) and returns
-// the records the per-file stages must read: all of them without one.
-func (r *run) reuse(ctx context.Context, env *stages.Env, recs []*stages.Record) ([]*stages.Record, error) {
+// readFiles runs the per-file stages on the records they must read, with
+// what the previous snapshot gives taken meanwhile (prior.split): the
+// copies of reused files go on while the others are read, and a record
+// whose copy turned out not to be what files.json said is read after.
+// Without a previous snapshot every record is read.
+func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
+	<-r.load.done
+	r.prior = r.load.p
 	if r.prior == nil {
-		if r.refresh.Previous == "" {
-			r.refresh.Previous = previousNone
-		}
+		r.refresh.Previous = cmp.Or(r.load.previous, r.refresh.Previous, previousNone)
+		r.refresh.Detail = cmp.Or(r.load.detail, r.refresh.Detail)
 		if len(recs) > 0 {
 			r.refresh.NotReused[r.refresh.Previous] = len(recs)
 		}
-		return recs, nil
+		return r.perFile(ctx, env, recs, true)
 	}
+	r.refresh.Previous = previousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
-	todo, err := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused)
-	if err != nil {
-		return nil, err
+	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused)
+	spent := time.Since(begin)
+	err := r.perFile(ctx, env, todo, true)
+	begin = time.Now()
+	late, werr := wait(err != nil)
+	spent += time.Since(begin) // the copies' time that the reading did not hide
+	if err = cmp.Or(err, werr); err != nil {
+		return err
 	}
-	r.refresh.Reused = len(recs) - len(todo)
-	read := make(map[*stages.Record]bool, len(todo))
-	for _, rec := range todo {
+	if len(late) > 0 {
+		if err := r.perFile(ctx, env, late, false); err != nil {
+			return err
+		}
+	}
+	r.refresh.Reused = len(recs) - len(todo) - len(late)
+	read := make(map[*stages.Record]bool, len(todo)+len(late))
+	for _, rec := range append(todo, late...) {
 		read[rec] = true
 	}
-	r.record("reuse", time.Since(begin), recs, func(rec *stages.Record) bool { return !read[rec] })
+	r.record("reuse", spent, recs, func(rec *stages.Record) bool { return !read[rec] })
+	// Listed after the scan, where it began, before the stages it overlapped.
+	if i := slices.IndexFunc(r.stages, func(s StageTime) bool { return s.Name == "scan" }); i >= 0 {
+		last := r.stages[len(r.stages)-1]
+		copy(r.stages[i+2:], r.stages[i+1:len(r.stages)-1])
+		r.stages[i+1] = last
+	}
 	// The cross-file pass may skip a reused text when it looks for no value
 	// the previous run did not (none of those occurred in it).
 	r.secrets.ValuesKnown = func(v *secrets.Values) bool {
@@ -279,7 +327,14 @@ func (r *run) reuse(ctx context.Context, env *stages.Env, recs []*stages.Record)
 		}
 		return true
 	}
-	return todo, nil
+	return nil
+}
+
+// priorLoad is the previous snapshot, loaded while the scan runs.
+type priorLoad struct {
+	done             chan struct{}
+	p                *prior
+	previous, detail string
 }
 
 // copyIndexes copies the previous snapshot's search.index and lines.json

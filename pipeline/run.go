@@ -75,15 +75,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var prev *prior
+	// The previous snapshot is read while the scan runs.
+	load := &priorLoad{done: make(chan struct{})}
 	switch {
 	case refresh.Key == "":
+		close(load.done)
 	case opts.Full:
 		refresh.Previous = previousFull
+		close(load.done)
 	default:
-		prev, refresh.Previous, refresh.Detail = loadPrior(opts.OutDir, refresh.Key, keys)
+		go func() {
+			defer close(load.done)
+			load.p, load.previous, load.detail = loadPrior(opts.OutDir, refresh.Key, keys)
+		}()
 	}
-	defer prev.close()
+	defer func() {
+		<-load.done
+		load.p.close()
+	}()
 	tmp, err := os.MkdirTemp(filepath.Dir(opts.OutDir), filepath.Base(tmpPrefix(opts.OutDir))+"*")
 	if err != nil {
 		return nil, err
@@ -111,7 +120,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if id, err := dirID(opts.OutDir); err == nil {
 		skip[id] = true
 	}
-	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip, prior: prev, refresh: refresh, keys: keys}
+	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip, load: load, refresh: refresh, keys: keys}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -205,7 +214,8 @@ type run struct {
 	src          *dirfd.Tree
 	pruned       []stages.Pruned // with file counts, for the audit
 
-	prior   *prior  // the previous snapshot a refresh reuses; nil: read every file
+	load    *priorLoad
+	prior   *prior  // the previous snapshot a refresh reuses (from load); nil: read every file
 	refresh Refresh // what was reused, for report.json
 	keys    refreshKeys
 	state   *refreshState // for the next refresh, written beside files.json
@@ -254,24 +264,9 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	for i, rec := range recs {
 		decided[i] = rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != ""
 	}
-	todo, err := r.reuse(ctx, env, recs)
-	if err != nil {
+	if err := r.readFiles(ctx, env, recs); err != nil {
 		return nil, err
 	}
-
-	if err := r.classifyAndTriage(ctx, env, todo); err != nil {
-		return nil, err
-	}
-
-	t = r.timer("normalize", nil)
-	prog.Stage("normalize", len(todo))
-	if err := forEach(ctx, todo, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
-		defer prog.Add(1)
-		return env.Normalize(ctx, rec)
-	}); err != nil {
-		return nil, err
-	}
-	t(todo)
 
 	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
 
@@ -315,12 +310,33 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// perFile runs the per-file stages on recs: classify and triage, then
+// normalize. timed records their times in the report (a second, small
+// batch is not: see readFiles).
+func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
+	if err := r.classifyAndTriage(ctx, env, recs, timed); err != nil {
+		return err
+	}
+	t := r.timer("normalize", nil)
+	r.opts.Progress.Stage("normalize", len(recs))
+	if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+		defer r.opts.Progress.Add(1)
+		return env.Normalize(ctx, rec)
+	}); err != nil {
+		return err
+	}
+	if timed {
+		t(recs)
+	}
+	return nil
+}
+
 // classifyAndTriage runs both stages in one pass, so each record's sniffed
 // head (up to 32 KiB) is dropped by triage right after classify made it:
 // two passes held the heads of every file in the tree at once. Each stage
 // is reported with its share of the pass's wall time, in proportion to the
 // time workers spent in it.
-func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
+func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
 	r.opts.Progress.Stage("classify", len(recs))
 	begin := time.Now()
 	var inClassify, inTriage atomic.Int64
@@ -345,8 +361,10 @@ func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*st
 	if c+t > 0 {
 		share = float64(c) / float64(c+t)
 	}
-	r.record("classify", time.Duration(float64(wall)*share), recs, nil)
-	r.record("triage", time.Duration(float64(wall)*(1-share)), recs, nil)
+	if timed {
+		r.record("classify", time.Duration(float64(wall)*share), recs, nil)
+		r.record("triage", time.Duration(float64(wall)*(1-share)), recs, nil)
+	}
 	return nil
 }
 
