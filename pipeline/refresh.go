@@ -336,14 +336,15 @@ func (p *prior) check(env *stages.Env, rec *stages.Record) (string, *manifest.En
 	switch {
 	case se == nil || en == nil:
 		return whyNew, nil, nil
-	case se.Redo != "":
-		return se.Redo, nil, nil
 	case rec.Identity() != se.identity():
 		return whyChanged, nil, nil
 	case max(se.Mtime, se.Ctime) >= p.started-int64(racyWindow):
 		return whyRacy, nil, nil
 	case env.DirContext(rec) != se.Dir:
 		return whyContext, nil, nil
+	case se.Redo != "":
+		// Unchanged, but to be read again: the entry says what to expect.
+		return se.Redo, en, se
 	}
 	return "", en, se
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
-	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -39,10 +38,13 @@ import (
 // copies are done, having filled each record placed from its previous
 // entry (stages.Env.Reuse), and returns the records whose copy was not
 // what files.json said: the per-file stages must read those too. Records
-// without staged text (refused, binary, data...) are filled at once. why
-// counts, by reason, the records not taken. It works with either shape of
-// the per-file loop: it only decides which records enter it.
-func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
+// without staged text (refused, binary, data...) are filled at once. With
+// expect, a file read again only because its text held findings (unchanged
+// otherwise) is marked (stages.Env.Expect): its tokens are counted only if
+// its final text is not what it was. why counts, by reason, the records
+// not taken. It works with either shape of the per-file loop: it only
+// decides which records enter it.
+func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, expect bool, why map[string]int) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
 	reasons := make([]string, len(recs))
 	type job struct {
 		i    int
@@ -53,6 +55,11 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	priors := make([]stages.Prior, len(recs))
 	for i, rec := range recs {
 		r, en, se := p.check(env, rec)
+		if r == whyFindings && en != nil && expect {
+			// Read again for its values, but its text is likely what it
+			// was: Normalize need not count its tokens (SettleTokens).
+			env.Expect(rec, en)
+		}
 		if r != "" {
 			reasons[i] = r
 			continue
@@ -71,15 +78,9 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		jobs = append(jobs, job{i: i, from: from, want: [32]byte(want)})
 	}
 	for i, r := range reasons {
-		if r == "" {
-			continue
-		}
-		why[r]++
-		todo = append(todo, recs[i])
-		if r != whyScan && recs[i].Size > 0 && len(todo) == 1 {
-			// Some text will be counted: build the tokenizer's tables
-			// (a fraction of a second of one core) while files are placed.
-			go tokens.Warm()
+		if r != "" {
+			why[r]++
+			todo = append(todo, recs[i])
 		}
 	}
 
@@ -287,7 +288,10 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	r.refresh.Previous = previousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
-	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused)
+	// Under --secrets exclude a file read again keeps its count even when
+	// its text leaves the tree: count it as a full run does.
+	expect := r.opts.Secrets != SecretsExclude
+	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, expect, r.refresh.NotReused)
 	spent := time.Since(begin)
 	err := r.perFile(ctx, env, todo, true)
 	begin = time.Now()

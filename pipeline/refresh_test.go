@@ -25,7 +25,7 @@ var testFingerprintKey = []byte("refresh-test-key-0123456789abcdef")
 // (other) bare in a file with nothing catching it yet, GBK text, a file
 // that is not valid UTF-8, an oversize file, a binary, a symlink, an
 // ignored file, tests, a vendor directory without its evidence, an agent
-// instruction file.
+// instruction file, credentials in a file name and a link target.
 func refreshTree(t *testing.T) (src, token, other string) {
 	t.Helper()
 	src = filepath.Join(t.TempDir(), "repo")
@@ -61,6 +61,12 @@ func refreshTree(t *testing.T) (src, token, other string) {
 		"web/dup-of-main.go.txt": "package main\n\nfunc main() {}\n",
 	})
 	if err := os.Symlink("main.go", filepath.Join(src, "link-to-main")); err != nil {
+		t.Fatal(err)
+	}
+	// Credentials in a name and in a link target: such entries are masked
+	// in files.json, and a refresh keeps no state for them.
+	writeFiles(t, src, map[string]string{"backups/backup-AKIA" + randFrom(t, upperDigits, 16) + ".txt": "nothing secret inside\n"})
+	if err := os.Symlink("https://deploy:gh"+"p_"+randFrom(t, alnum, 36)+"@git.internal/r.git", filepath.Join(src, "remote")); err != nil {
 		t.Fatal(err)
 	}
 	return src, token, other
@@ -137,7 +143,7 @@ func sameSnapshot(t *testing.T, got, want string) {
 }
 
 // TestRefreshEqualsFullRun: after each change to the source, the options
-// or OUT, a refresh publishes exactly what a full run publishes, says
+// or OUT (under each --secrets mode), a refresh publishes exactly what a full run publishes, says
 // what it reused and why not the rest, and so does a refresh after it.
 func TestRefreshEqualsFullRun(t *testing.T) {
 	noRacyWindow(t)
@@ -146,6 +152,7 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 		src      func(t *testing.T, src, token, other string) // change the source
 		out      func(t *testing.T, out string)               // change the previous snapshot
 		opts     func(*Options)                               // options of the runs after the change
+		both     func(*Options)                               // options of every run
 		previous string
 		why      []string // reasons that must each count at least one file
 		grep     func(t *testing.T, out, token, other string)
@@ -226,6 +233,14 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 		{name: "a reused file's bare value is caught elsewhere", src: func(t *testing.T, src, _, other string) {
 			write(t, filepath.Join(src, "deploy/more.env"), "API_TOKEN="+other+"\n")
 		}, previous: previousUsed, why: []string{whyNew}, grep: masked("tests/test_other.py", "other", true)},
+		{name: "--secrets exclude, no change", both: func(o *Options) { o.Secrets = SecretsExclude }, previous: previousUsed, why: []string{whyFindings}},
+		{name: "--secrets exclude, the secret leaves", both: func(o *Options) { o.Secrets = SecretsExclude }, src: func(t *testing.T, src, _, _ string) {
+			write(t, filepath.Join(src, "deploy/.env"), "API_TOKEN=${TOKEN}\n")
+		}, previous: previousUsed, why: []string{whyFindings}, leaks: true},
+		{name: "--secrets report, no change", both: func(o *Options) { o.Secrets = SecretsReport }, previous: previousUsed, why: []string{whyFindings}, leaks: true},
+		{name: "--secrets report, a value caught elsewhere", both: func(o *Options) { o.Secrets = SecretsReport }, src: func(t *testing.T, src, _, other string) {
+			write(t, filepath.Join(src, "deploy/more.env"), "API_TOKEN="+other+"\n")
+		}, previous: previousUsed, why: []string{whyNew}, leaks: true},
 		{name: "a shallower duplicate appears", src: func(t *testing.T, src, _, _ string) {
 			write(t, filepath.Join(src, "readme.md"), "# repo\n\nA small service that stores things.\n")
 		}, previous: previousUsed, why: []string{whyNew}},
@@ -260,14 +275,18 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src, token, other := refreshTree(t)
 			out := filepath.Join(t.TempDir(), "out")
-			runOpts(t, refreshOpts(src, out))
+			first := refreshOpts(src, out)
+			if tc.both != nil {
+				tc.both(&first)
+			}
+			runOpts(t, first)
 			if tc.src != nil {
 				tc.src(t, src, token, other)
 			}
 			if tc.out != nil {
 				tc.out(t, out)
 			}
-			opts := refreshOpts(src, out)
+			opts := first
 			if tc.opts != nil {
 				tc.opts(&opts)
 			}

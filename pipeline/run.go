@@ -16,6 +16,7 @@ import (
 	"github.com/repoprep/repoprep/internal/dirfd"
 
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -240,6 +241,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer tree.Close()
 	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
+	go tokens.Warm() // the tables take a fraction of a second of one core (REPO_MAP counts too): build them during the scan
 
 	prog := r.opts.Progress
 	defer prog.Done()
@@ -281,6 +283,9 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	prog.Stage("secrets", -1)
 	findings, err := r.scanSecrets(ctx, env, recs)
 	if err != nil {
+		return nil, err
+	}
+	if err := env.SettleTokens(ctx, recs, r.opts.Workers); err != nil {
 		return nil, err
 	}
 	if err := env.PruneEmptyDirs(); err != nil {

@@ -62,7 +62,11 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	dst := &writeErr{w: out}
 	bw := bufio.NewWriterSize(dst, 64<<10)
 	src := &sourceReader{ctx: ctx, r: in} // counts what is read; stops on cancel
-	res, decErr := textenc.Normalize(bufio.NewReaderSize(src, 64<<10), bw)
+	normalize := textenc.Normalize
+	if rec.expect != nil {
+		normalize = textenc.NormalizeUncounted // SettleTokens knows or counts them
+	}
+	res, decErr := normalize(bufio.NewReaderSize(src, 64<<10), bw)
 	if decErr == nil {
 		decErr = bw.Flush()
 	}
@@ -100,6 +104,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
+	rec.uncounted = rec.expect != nil
 	rec.Staged = true
 	// The facts are those of the bytes staged: a file that grew or shrank
 	// between the scan and this open is recorded with the size read.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // Kind is what the scan found at a path, from its lstat mode.
@@ -78,6 +79,13 @@ type Record struct {
 	scanned      bool // the secret rules ran on the staged text at this path (or are known to find nothing there)
 	valuesClean  bool // none of the values a previous run's second pass looked for occurs in the staged text
 	contentClean bool // neither secret pass found anything in the staged text (set by Secrets)
+	// A file read again by a refresh (its text held findings): the final
+	// text's hash, lines and tokens last time. Normalize does not count
+	// tokens for it (uncounted); if the final text hashes the same, the
+	// count is the previous one, else it is counted then (SettleTokens).
+	expect    *manifest.Entry
+	uncounted bool
+	nameClean bool // a refresh's file whose path held no secret last time (SecretNames skips it)
 }
 
 // Func is one stage on one record; it errs only when the whole run must stop.

@@ -31,7 +31,7 @@ type sink struct {
 	dst        io.Writer
 	res        *Result
 	keepFFFD   bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
-	skipTokens bool // leave Result.Tokens at 0 (benchmarks only)
+	skipTokens bool // leave Result.Tokens at 0 (NormalizeUncounted)
 
 	afterCR bool   // the last byte written was a CR, so a leading LF is its pair
 	carry   []byte // an incomplete rune left at the end of the last chunk
