@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet staticcheck race fuzz bench bench-serve bench-shapes check-tokens bench-secrets bench-extract bench-encoding bench-refresh pdf fmt clean release
+.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -15,11 +15,37 @@ LDFLAGS := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/repoprep ./cmd/repoprep
 
-test: vet staticcheck race pdf
+test: vet cross staticcheck race portable pdf
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet $(PKGS)
+
+# The ports keep compiling: go vet (which type-checks the tests too) for
+# macOS and Windows. Their binaries cannot run on this Linux machine; this
+# is what CI can prove about them. Two targets cover both systems and both
+# architectures (no file of ours differs by architecture); each costs about
+# 2 minutes on a cold build cache, seconds on a warm one. cross-all vets
+# all four; make release builds all six binaries.
+CROSS ?= darwin/arm64 windows/amd64
+cross:
+	@for t in $(CROSS); do echo "go vet $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet $(PKGS) || exit 1; done
+cross-all:
+	$(MAKE) cross CROSS="darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"
+
+# Linux through the other Unixes' code paths (no openat2, O_NOATIME,
+# getdents or RENAME_EXCHANGE: internal/dirfd and pipeline built with
+# repoprep_portable), so the fallbacks macOS runs are tested where tests
+# run. Without -race: the race run above covers the same concurrency.
+PORTABLE_PKGS ?= ./internal/dirfd ./stages ./pipeline
+portable:
+	$(GO) test -count=1 -tags repoprep_portable $(PORTABLE_PKGS)
+
+# The scan through the other Unixes' code paths (repoprep_portable) beside
+# Linux's, each beside the plain walk of the same tree.
+bench-portable:
+	$(GO) test -run '^$$' -bench 'ScanIgnore/none|ScanDeep|PlainWalk$$' -benchtime 5x -count 3 ./stages/
+	$(GO) test -tags repoprep_portable -run '^$$' -bench 'ScanIgnore/none|ScanDeep|PlainWalk$$' -benchtime 5x -count 3 ./stages/
 
 # staticcheck comes from go.mod's tool directive: no separate install.
 staticcheck:
@@ -29,10 +55,11 @@ race:
 	$(GO) test -race -count=1 $(PKGS)
 
 # PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
-# so the tests that run it skip there and run here, without -race.
+# so the tests that run it skip there and run here, without -race; so does
+# the schema test's run over part of GOROOT/src (ten times slower raced).
 pdf:
 	$(GO) test -count=1 ./internal/extract/
-	$(GO) test -count=1 -run PDF ./pipeline/ ./cmd/repoprep/
+	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource' ./pipeline/ ./cmd/repoprep/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s
@@ -56,9 +83,14 @@ bench:
 # Six release binaries, checksums and SBOMs into dist/ (goreleaser's snapshot
 # mode: nothing is published), then the linux/amd64 binary must run.
 GORELEASER := $(GO) tool -modfile=tools/go.mod goreleaser
+# goreleaser reads the commit (and its time, for the file times) only
+# from a repository with a remote; without one (a local clone or worktree)
+# it stamps "none". Git's environment names the module's repository as
+# origin for that one command, and nothing is written to the git config.
+RELEASE_GIT := $(if $(shell git ls-remote --get-url 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/repoprep/repoprep)
 release:
 	$(GORELEASER) check
-	$(GORELEASER) release --snapshot --clean
+	$(RELEASE_GIT) $(GORELEASER) release --snapshot --clean
 	@ls dist/*.tar.gz dist/*.zip dist/checksums.txt dist/*.cdx.json
 	@cd dist && sha256sum --check --quiet checksums.txt
 	dist/repoprep_linux_amd64_v1/repoprep version | grep -E '^repoprep [0-9]+\.[0-9]+\.[0-9]+-snapshot\+[0-9a-f]+ commit [0-9a-f]{40} go'
@@ -76,6 +108,17 @@ bench-serve: build
 # reported as ratios of the full run (issue 15's bars: 0.15 and 0.25).
 bench-refresh:
 	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'RefreshGoSrc' -benchtime $(or $(COUNT),3)x -count 3 -timeout 30m ./pipeline/
+# repoprep run on a real tree (GOROOT/src by default) copied to a tmpfs,
+# beside cp -a of the same tree: 5 paired runs, the median ratio, the peak
+# RSS and report.json's stages. BENCH_WORKERS="1 2 4" adds a workers series;
+# compare-run checks that the one-read loop publishes what the
+# stage-by-stage order publishes on the same tree.
+BENCH_WORKERS ?=
+bench-run:
+	REPOPREP_BENCH_RUN=$(BENCH_TREE) REPOPREP_BENCH_WORKERS="$(BENCH_WORKERS)" REPOPREP_BENCH_COUNT=$(or $(COUNT),5) \
+	  $(GO) test -run '^TestBenchRun$$' -count=1 -v -timeout 60m ./cmd/repoprep | grep -v '^=== RUN'
+compare-run:
+	REPOPREP_COMPARE_TREE=$(BENCH_TREE) $(GO) test -run '^TestOneReadMatchesStageByStageTree$$' -count=1 -v -timeout 30m ./pipeline/
 # Hostile tree shapes (10,000 levels, 100,000 files in one directory,
 # 200,000 empty files) through the repoprep binary, beside find(1) on the
 # same tree: time, ratio and peak RSS. Builds 300,000 files on /dev/shm.

@@ -58,7 +58,14 @@ type Audit struct {
 	// Refresh is report.json's refresh, shown in one line under Scanned.
 	Refresh *Refresh `json:"-"`
 
-	Secrets      []AuditCount `json:"secrets"` // findings per rule
+	// Tokens is the o200k token count of the staged files: what reading
+	// the whole snapshot costs an agent (audit_tokens.go).
+	Tokens           int64            `json:"tokens"`
+	TokensByCategory []AuditTokens    `json:"tokens_by_category"` // by tokens
+	TokensByDir      []AuditTokens    `json:"tokens_by_dir"`      // top-level directories ("." for root files), by tokens, at most 50
+	TopTokenFiles    []AuditTokenFile `json:"top_token_files"`    // the 10 staged files with the most tokens
+
+	Secrets      []AuditCount `json:"secrets"` // per rule: files holding its findings, and the findings
 	SecretsTotal int          `json:"secrets_total"`
 	Stages       []StageTime  `json:"stages"`
 	Seconds      float64      `json:"seconds"` // sum of stage times
@@ -68,9 +75,30 @@ type Audit struct {
 
 // AuditCount is one row of a ranked table.
 type AuditCount struct {
-	Name  string `json:"name"`
-	Files int    `json:"files"`
-	Bytes int64  `json:"bytes"`
+	Name     string `json:"name"`
+	Files    int    `json:"files"`
+	Bytes    int64  `json:"bytes"`
+	Findings int    `json:"findings,omitempty"` // secrets rows only
+}
+
+// SecretCount is what one secret rule found: in how many files, how many
+// findings.
+type SecretCount struct{ Files, Findings int }
+
+// countSecrets groups findings by rule, counting each path once per rule.
+func countSecrets(fs []PathFinding) map[string]SecretCount {
+	out := map[string]SecretCount{}
+	seen := map[[2]string]bool{}
+	for _, f := range fs {
+		c := out[f.Rule]
+		c.Findings++
+		if k := [2]string{f.Rule, f.Path}; !seen[k] {
+			seen[k] = true
+			c.Files++
+		}
+		out[f.Rule] = c
+	}
+	return out
 }
 
 // AuditFile is one file worth a look.
@@ -94,7 +122,7 @@ const (
 
 // BuildAudit summarizes a manifest, the secret findings per rule and the
 // stage timings. It is deterministic: ties are broken by name.
-func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []StageTime) Audit {
+func BuildAudit(m *manifest.Manifest, secretsByRule map[string]SecretCount, stages []StageTime) Audit {
 	a := Audit{Pruned: len(m.Pruned), Stages: stages}
 	cats := map[string]*AuditCount{}
 	reasons := map[string]*AuditCount{}
@@ -154,7 +182,10 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 		}
 	}
 	a.DuplicateGroups = len(groups)
+	a.addTokens(m)
 	a.LeftOut, a.LeftOutCount, a.LeftOutBytes = left.top, left.count, left.bytes
+	// Empty lists are [] in report.json, never null: the schema says array.
+	a.LeftOut, a.LargeFiles, a.Mismatches = nonNil(a.LeftOut), nonNil(a.LargeFiles), nonNil(a.Mismatches)
 	sort.SliceStable(a.LargeFiles, func(i, j int) bool { return a.LargeFiles[i].Size > a.LargeFiles[j].Size })
 	if len(a.LargeFiles) > auditMaxListed {
 		a.LargeFiles = a.LargeFiles[:auditMaxListed]
@@ -173,8 +204,8 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 	a.DocumentsRefused = auditRank(docsLeft, byFiles, 0)
 	rules := map[string]*AuditCount{}
 	for rule, n := range secretsByRule {
-		rules[rule] = &AuditCount{Name: rule, Files: n}
-		a.SecretsTotal += n
+		rules[rule] = &AuditCount{Name: rule, Files: n.Files, Findings: n.Findings}
+		a.SecretsTotal += n.Findings
 	}
 	a.Secrets = auditRank(rules, byFiles, 0)
 	for _, s := range stages {
@@ -185,6 +216,13 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]int, stages []Sta
 		a.MBPerSec = float64(a.Bytes) / (1 << 20) / a.Seconds
 	}
 	return a
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // mismatchOrder puts the mismatches worth a look first: files outside
@@ -274,13 +312,14 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	r := &auditWriter{w: w, color: color}
 	r.title("Scanned")
 	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
-	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes))
+	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes), mapNum64(a.Tokens)+" tokens")
 	r.row("directories not walked", mapNum(a.Pruned))
 	if a.Refresh != nil {
 		r.row("reused", a.Refresh.line(a.Files))
 	}
 	r.renderLeftOut(a)
 	r.counts("By category", a.Categories)
+	r.renderTokens(a)
 	r.counts("By reason", a.Reasons)
 	r.counts("Top extensions", a.Extensions)
 	r.counts("Top directories by files", a.DirsByFiles)
@@ -309,7 +348,7 @@ func (a Audit) Render(w io.Writer, color bool) error {
 				r.more(len(a.Secrets) - i)
 				break
 			}
-			r.row(s.Name, mapNum(s.Files))
+			r.row(s.Name, mapNum(s.Files)+" "+mapPlural(s.Files, "file", "files"), mapNum(s.Findings)+" "+mapPlural(s.Findings, "finding", "findings"))
 		}
 		r.warn(fmt.Sprintf("%s %s: see secrets.json", mapNum(a.SecretsTotal), mapPlural(a.SecretsTotal, "finding", "findings")))
 	}
@@ -360,7 +399,7 @@ func (r *auditWriter) flush() {
 				b.WriteString("  ")
 			}
 			// Figures align right; names and words align left.
-			if i > 0 && cell != "" && cell[0] >= '0' && cell[0] <= '9' {
+			if i > 0 && cell != "" && (cell[0] >= '0' && cell[0] <= '9' || cell[0] == '<') {
 				b.WriteString(pad + cell)
 			} else {
 				b.WriteString(cell + pad)

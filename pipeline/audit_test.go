@@ -25,24 +25,24 @@ func countStaged(m *manifest.Manifest) int {
 
 func auditFixture() *manifest.Manifest {
 	return newManifest([]manifest.Entry{
-		{Path: "README.md", Size: 1200, Category: "text", Encoding: "utf-8", Staged: true},
-		{Path: "cmd/app/main.go", Size: 800, Category: "source", Encoding: "utf-8", Staged: true},
-		{Path: "internal/db/db.go", Size: 3000, Category: "source", Encoding: "utf-8", Staged: true},
-		{Path: "internal/db/db_copy.go", Size: 3000, Category: "source", Encoding: "utf-8", DuplicateOf: "internal/db/db.go"},
+		{Path: "README.md", Size: 1200, Category: "text", Encoding: "utf-8", Staged: true, Tokens: 300, Lines: 40},
+		{Path: "cmd/app/main.go", Size: 800, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 250, Lines: 30},
+		{Path: "internal/db/db.go", Size: 3000, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 900, Lines: 120},
+		{Path: "internal/db/db_copy.go", Size: 3000, Category: "source", Encoding: "utf-8", DuplicateOf: "internal/db/db.go", Tokens: 900},
 		{Path: "internal/db/old/db.go", Size: 3000, Category: "source", Encoding: "utf-8", DuplicateOf: "internal/db/db.go"},
-		{Path: "docs/legacy-gbk.txt", Size: 500, Category: "text", Encoding: "gb18030", Staged: true},
+		{Path: "docs/legacy-gbk.txt", Size: 500, Category: "text", Encoding: "gb18030", Staged: true, Tokens: 200, Lines: 1},
 		{Path: "docs/copy-gbk.txt", Size: 500, Category: "text", Encoding: "gb18030", DuplicateOf: "docs/legacy-gbk.txt"},
 		{Path: "docs/manual.pdf", Size: 6 << 20, Category: "document", Reason: "pdf"},
 		{Path: "backup/site.tar.gz", Size: 40 << 20, Category: "data", Reason: "archive"},
 		{Path: "backup/notes.txt", Size: 100, Category: "data", Reason: "archive", ExtMismatch: true, Mime: "application/zip"},
 		{Path: "assets/logo.png", Size: 10_000, Category: "junk", Reason: "media"},
-		{Path: "Makefile", Size: 300, Category: "source", Encoding: "utf-8", Staged: true},
+		{Path: "Makefile", Size: 300, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 90, Lines: 12},
 	}, []manifest.Pruned{{Path: ".git", Reason: "excluded-dir"}})
 }
 
 func TestBuildAudit(t *testing.T) {
 	stages := []StageTime{{Name: "scan", Seconds: 0.5, Files: 12}, {Name: "classify", Seconds: 1.5, Files: 12}}
-	a := BuildAudit(auditFixture(), map[string]int{"aws-access-key": 2, "private-ip": 5}, stages)
+	a := BuildAudit(auditFixture(), map[string]SecretCount{"aws-access-key": {Files: 1, Findings: 2}, "private-ip": {Files: 3, Findings: 5}}, stages)
 	tests := []struct {
 		name      string
 		got, want any
@@ -75,8 +75,21 @@ func TestBuildAudit(t *testing.T) {
 		}},
 		{"left out count", a.LeftOutCount, 4},
 		{"left out bytes", a.LeftOutBytes, int64(40<<20 + 6<<20 + 10_000 + 100)},
-		{"secrets by count", a.Secrets, []AuditCount{{Name: "private-ip", Files: 5}, {Name: "aws-access-key", Files: 2}}},
+		{"secrets by files", a.Secrets, []AuditCount{{Name: "private-ip", Files: 3, Findings: 5}, {Name: "aws-access-key", Files: 1, Findings: 2}}},
 		{"secrets total", a.SecretsTotal, 7},
+		{"tokens of the staged files, duplicates once", a.Tokens, int64(300 + 250 + 900 + 200 + 90)},
+		{"tokens by category", a.TokensByCategory, []AuditTokens{{Name: "source", Files: 3, Tokens: 1240}, {Name: "text", Files: 2, Tokens: 500}}},
+		{"tokens by top-level directory", a.TokensByDir, []AuditTokens{
+			{Name: "internal", Files: 1, Tokens: 900}, {Name: ".", Files: 2, Tokens: 390},
+			{Name: "cmd", Files: 1, Tokens: 250}, {Name: "docs", Files: 1, Tokens: 200},
+		}},
+		{"top files by tokens", a.TopTokenFiles, []AuditTokenFile{
+			{Path: "internal/db/db.go", Tokens: 900, Lines: 120, Category: "source"},
+			{Path: "README.md", Tokens: 300, Lines: 40, Category: "text"},
+			{Path: "cmd/app/main.go", Tokens: 250, Lines: 30, Category: "source"},
+			{Path: "docs/legacy-gbk.txt", Tokens: 200, Lines: 1, Category: "text"},
+			{Path: "Makefile", Tokens: 90, Lines: 12, Category: "source"},
+		}},
 		{"seconds", a.Seconds, 2.0},
 		{"files per second", a.FilesPerSec, 6.0},
 	}
@@ -143,6 +156,26 @@ func TestBuildAuditCaps(t *testing.T) {
 			t.Fatalf("left out not sorted at %d: %+v before %+v", i, a.LeftOut[i-1], a.LeftOut[i])
 		}
 	}
+	if len(a.TokensByDir) != auditTopTokenDirs || len(a.TopTokenFiles) != auditTopTokenFiles {
+		t.Errorf("token lists not capped: %d directories, %d files", len(a.TokensByDir), len(a.TopTokenFiles))
+	}
+	var staged int64
+	for _, e := range m.Files {
+		if e.Staged {
+			staged += int64(e.Tokens)
+			if last := a.TopTokenFiles[len(a.TopTokenFiles)-1]; tokensBefore(e.Tokens, e.Path, last) && !slices.ContainsFunc(a.TopTokenFiles, func(f AuditTokenFile) bool { return f.Path == e.Path }) {
+				t.Fatalf("%s (%d tokens) belongs in the top files before %+v", e.Path, e.Tokens, last)
+			}
+		}
+	}
+	if a.Tokens != staged {
+		t.Errorf("tokens = %d, want %d (staged files only)", a.Tokens, staged)
+	}
+	for i := 1; i < len(a.TopTokenFiles); i++ {
+		if tokensBefore(a.TopTokenFiles[i].Tokens, a.TopTokenFiles[i].Path, a.TopTokenFiles[i-1]) {
+			t.Fatalf("top token files not sorted at %d", i)
+		}
+	}
 	if a.FilesPerSec != 0 {
 		t.Error("throughput without stage times")
 	}
@@ -153,7 +186,7 @@ func TestAuditRender(t *testing.T) {
 		{Name: "scan", Seconds: 0.25, Files: 12, FilesPerSec: 48, MBPerSec: 184.2},
 		{Name: "normalize", Seconds: 1.75, Files: 5, FilesPerSec: 2.9, MBPerSec: 0.1},
 	}
-	a := BuildAudit(auditFixture(), map[string]int{"aws-access-key": 2, "private-ip": 5}, stages)
+	a := BuildAudit(auditFixture(), map[string]SecretCount{"aws-access-key": {Files: 1, Findings: 2}, "private-ip": {Files: 3, Findings: 5}}, stages)
 	a.addPruned(auditPruned())
 	for _, tt := range []struct {
 		name  string
@@ -202,9 +235,9 @@ func manyAudit() Audit {
 		}
 		files = append(files, e)
 	}
-	secrets := map[string]int{}
+	secrets := map[string]SecretCount{}
 	for i := range 18 {
-		secrets[fmt.Sprintf("rule-%02d", i)] = i + 1
+		secrets[fmt.Sprintf("rule-%02d", i)] = SecretCount{Files: i + 1, Findings: 2*i + 1}
 	}
 	return BuildAudit(newManifest(files, nil), secrets, nil)
 }
@@ -269,4 +302,49 @@ func countNames(cs []AuditCount) []string {
 		out = append(out, c.Name)
 	}
 	return out
+}
+
+// BenchmarkBuildAudit builds the audit of a 50,000-entry manifest (token
+// totals included) beside a plain pass over the same entries that sums
+// their sizes and tokens: the ratio is what the audit's ranking costs.
+func BenchmarkBuildAudit(b *testing.B) {
+	m := synthManifest(50_000)
+	b.Run("audit", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			BuildAudit(m, nil, nil)
+		}
+		b.ReportMetric(float64(len(m.Files))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	})
+	b.Run("tokens-only", func(b *testing.B) {
+		for b.Loop() {
+			var a Audit
+			a.addTokens(m)
+		}
+		b.ReportMetric(float64(len(m.Files))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	})
+	b.Run("plain-pass", func(b *testing.B) {
+		var sum int64
+		for b.Loop() {
+			for i := range m.Files {
+				sum += m.Files[i].Size + int64(m.Files[i].Tokens)
+			}
+		}
+		b.ReportMetric(float64(len(m.Files))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		_ = sum
+	})
+}
+
+// The audit counts the files each rule found secrets in, not its findings:
+// three findings of one rule in one file are one file.
+func TestCountSecrets(t *testing.T) {
+	fs := []PathFinding{
+		{Path: "a.go", Rule: "private-ip"}, {Path: "a.go", Rule: "private-ip"}, {Path: "a.go", Rule: "private-ip"},
+		{Path: "b.go", Rule: "private-ip"}, {Path: "a.go", Rule: "aws-access-key"},
+	}
+	got := countSecrets(fs)
+	want := map[string]SecretCount{"private-ip": {Files: 2, Findings: 4}, "aws-access-key": {Files: 1, Findings: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("countSecrets = %v, want %v", got, want)
+	}
 }

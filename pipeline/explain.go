@@ -58,7 +58,7 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 	}
 	rs, err := LoadRules(root, opts.RulesFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	var files []string
 	if _, err := os.Stat(filepath.Join(root, rules.RepoConfig)); err == nil {
@@ -72,7 +72,7 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 	for i, p := range paths {
 		rel, err := relPath(root, p)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+			return nil, badOptions(err)
 		}
 		rels[i] = rel
 		for d := rel; d != "." && d != ""; d = filepath.Dir(d) {

@@ -23,7 +23,7 @@ import (
 // file's trigrams and line marks from them and reads only the others
 // (prior.updateIndex, prior.lineMarks). Either way the indexes are those a
 // build from scratch writes.
-func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, prev *prior) error {
+func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, workers int, prev *prior) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
 		if rec.Staged {
@@ -36,9 +36,16 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 			return err
 		}
 	}
+	// Opened by plain paths, not through tree (an os.Root re-walks every
+	// component with openat on each open): tmp is this run's own
+	// directory, made 0700, and the names come from readdir, as for
+	// normalize's writes.
+	treeDir := filepath.Join(tmp, "tree")
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
-		files[i] = trigram.File{Path: rec.Path, Open: func() (io.ReadCloser, error) { return tree.Open(filepath.FromSlash(rec.Path)) }}
+		files[i] = trigram.File{Path: rec.Path, Open: func() (io.ReadCloser, error) {
+			return os.Open(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
+		}}
 	}
 	dst := filepath.Join(tmp, trigram.FileName)
 	updated := false
@@ -49,7 +56,7 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 		}
 	}
 	if !updated {
-		if err := trigram.Build(ctx, files, dst, tmp); err != nil {
+		if err := trigram.BuildWorkers(ctx, files, dst, tmp, workers); err != nil {
 			return err
 		}
 	}

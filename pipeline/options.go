@@ -6,11 +6,14 @@ package pipeline
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"unicode"
@@ -45,6 +48,19 @@ type Options struct {
 	Version   string       // written into report.json
 	Progress  Reporter     // nil means silent
 	Logger    *slog.Logger // nil means discard; the library never calls slog.SetDefault
+
+	// MemoryLimit, when not 0, is the base of a soft limit on the Go
+	// runtime's memory for the run (debug.SetMemoryLimit): once the scan
+	// has counted the files, the limit is this plus perFileMemory for each,
+	// and the previous limit is restored when Run returns. It is the
+	// process's setting, so a caller running other work beside Run leaves
+	// it 0.
+	MemoryLimit int64
+
+	// stageByStage runs each per-file stage over every file in turn, each
+	// opening the files it reads, as before the one-read loop: the
+	// reference the loop's outputs are tested against.
+	stageByStage bool
 }
 
 // Reporter receives progress. Its methods are called from worker goroutines
@@ -97,6 +113,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Root == "" {
 		o.Root = "."
 	}
+	if err := checkSource(o.Root); err != nil {
+		return o, err
+	}
 	var err error
 	if o.Root, err = filepath.Abs(o.Root); err != nil {
 		return o, err
@@ -142,4 +161,36 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return o, nil
+}
+
+// optionsError is an error in what the caller asked for: its text is the
+// cause alone, in the user's terms, and errors.Is finds ErrBadOptions.
+type optionsError struct{ err error }
+
+func (e optionsError) Error() string        { return e.err.Error() }
+func (e optionsError) Unwrap() error        { return e.err }
+func (e optionsError) Is(target error) bool { return target == ErrBadOptions }
+
+func badOptions(err error) error { return optionsError{err} }
+
+// urlLike matches what a user pastes from a forge: a URL with a scheme, or
+// git's scp-like "user@host:path".
+var urlLike = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9+.-]*://|[\w.-]+@[\w.-]+:)`)
+
+// checkSource says in the user's terms why root cannot be read as a
+// source tree, before anything is made absolute (which would turn
+// "https://host/x" into a path under the working directory).
+func checkSource(root string) error {
+	info, err := os.Stat(root)
+	switch {
+	case err != nil && urlLike.MatchString(root):
+		return fmt.Errorf("%s is a URL: remote repositories are not fetched; clone it first (git clone %s) and run on the clone", root, root)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("source directory %s does not exist", root)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("source %s is a file; repoprep run takes a directory", root)
+	}
+	return nil
 }

@@ -3,35 +3,35 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
 // Publication steps that tests replace to act as a filesystem without
 // RENAME_EXCHANGE (NFS, some overlays) or as a crash between two renames.
-// Production never changes them.
+// Production never changes them. renameExchange is the platform's atomic
+// swap of two names (exchange_linux.go, exchange_darwin.go); where there
+// is none it fails as exchangeUnsupported recognises (exchange_other.go).
 var (
-	renameExchange = func(tmp, out string) error {
-		return unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, out, unix.RENAME_EXCHANGE)
-	}
+	renameExchange = exchange
 	afterMoveAside = func() {} // between the two renames of the fallback
 )
 
 // publish swaps the finished snapshot at tmp into out and returns where
 // the previous snapshot now lies ("" if there was none), for the caller to
 // remove. With an existing out it is an atomic exchange (renameat2
-// RENAME_EXCHANGE): a reader sees the old snapshot or the new one, never
-// neither. Where the filesystem has no exchange it moves out aside and tmp
-// in: a reader in between sees no OUT, and the journal says where the
+// RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on macOS): a reader
+// sees the old snapshot or the new one, never neither. Where the
+// filesystem (or the platform: Windows) has no exchange it moves out aside
+// and tmp in: a reader in between sees no OUT, and the journal says where the
 // previous snapshot went, so a run killed between the two renames loses
 // nothing: the next run moves it back (outLock.recover).
 func publish(tmp, out string, l *outLock) (old string, err error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(out, &st); errors.Is(err, unix.ENOENT) {
+	st, err := dirfd.Lstat(out)
+	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(tmp, out); err != nil {
 			return "", err
 		}
@@ -41,12 +41,12 @@ func publish(tmp, out string, l *outLock) (old string, err error) {
 	}
 	aside := tmp + ".old"
 	// Where the previous snapshot will be, recorded before it moves.
-	id := dirfd.IDOf(&st)
+	id := st.ID
 	if err := l.record(journalEntry{"old", filepath.Base(tmp), id}, journalEntry{"old", filepath.Base(aside), id}); err != nil {
 		return "", err
 	}
 	err = renameExchange(tmp, out)
-	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
+	if exchangeUnsupported(err) {
 		if err := os.Rename(out, aside); err != nil {
 			return "", err
 		}

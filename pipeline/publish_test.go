@@ -42,11 +42,10 @@ func childRun(src string) int {
 	}
 	if os.Getenv(childCrash) == "between-renames" {
 		renameExchange = func(string, string) error { return syscall.EINVAL }
-		afterMoveAside = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL); select {} }
+		afterMoveAside = func() { killSelf(); select {} }
 	}
 	if n, err := strconv.ParseUint(os.Getenv(childNoFile), 10, 64); err == nil {
-		lim := syscall.Rlimit{Cur: n, Max: n}
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		if err := setNoFile(n); err != nil {
 			fmt.Fprintln(os.Stderr, "child: setrlimit:", err)
 			return 2
 		}
@@ -86,7 +85,7 @@ func startBlockedChild(t *testing.T, src, out string, env ...string) *exec.Cmd {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=normalize", childReady+"="+ready), env...)
+	cmd.Env = append(append(os.Environ(), childSrc+"="+src, childOut+"="+out, childBlock+"=files", childReady+"="+ready), env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -98,7 +97,7 @@ func startBlockedChild(t *testing.T, src, out string, env ...string) *exec.Cmd {
 			return cmd
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("child run never reached normalize")
+			t.Fatal("child run never reached the per-file loop")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

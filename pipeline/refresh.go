@@ -343,8 +343,7 @@ func (p *prior) check(env *stages.Env, rec *stages.Record) (string, *manifest.En
 	case env.DirContext(rec) != se.Dir:
 		return whyContext, nil, nil
 	case se.Redo != "":
-		// Unchanged, but to be read again: the entry says what to expect.
-		return se.Redo, en, se
+		return se.Redo, nil, nil
 	}
 	return "", en, se
 }

@@ -1,3 +1,5 @@
+//go:build linux && !repoprep_portable
+
 package pipeline
 
 import (

@@ -38,13 +38,11 @@ import (
 // copies are done, having filled each record placed from its previous
 // entry (stages.Env.Reuse), and returns the records whose copy was not
 // what files.json said: the per-file stages must read those too. Records
-// without staged text (refused, binary, data...) are filled at once. With
-// expect, a file read again only because its text held findings (unchanged
-// otherwise) is marked (stages.Env.Expect): its tokens are counted only if
-// its final text is not what it was. why counts, by reason, the records
-// not taken. It works with either shape of the per-file loop: it only
+// without staged text (refused, binary, data...) are filled at once. why
+// counts, by reason, the records not taken. It works with either shape of
+// the per-file loop (the one-read loop, the stage-by-stage order): it only
 // decides which records enter it.
-func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, expect bool, why map[string]int) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
+func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
 	reasons := make([]string, len(recs))
 	type job struct {
 		i    int
@@ -55,11 +53,6 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	priors := make([]stages.Prior, len(recs))
 	for i, rec := range recs {
 		r, en, se := p.check(env, rec)
-		if r == whyFindings && en != nil && expect {
-			// Read again for its values, but its text is likely what it
-			// was: Normalize need not count its tokens (SettleTokens).
-			env.Expect(rec, en)
-		}
 		if r != "" {
 			reasons[i] = r
 			continue
@@ -288,10 +281,7 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	r.refresh.Previous = previousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
-	// Under --secrets exclude a file read again keeps its count even when
-	// its text leaves the tree: count it as a full run does.
-	expect := r.opts.Secrets != SecretsExclude
-	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, expect, r.refresh.NotReused)
+	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused)
 	spent := time.Since(begin)
 	err := r.perFile(ctx, env, todo, true)
 	begin = time.Now()
@@ -311,12 +301,6 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 		read[rec] = true
 	}
 	r.record("reuse", spent, recs, func(rec *stages.Record) bool { return !read[rec] })
-	// Listed after the scan, where it began, before the stages it overlapped.
-	if i := slices.IndexFunc(r.stages, func(s StageTime) bool { return s.Name == "scan" }); i >= 0 {
-		last := r.stages[len(r.stages)-1]
-		copy(r.stages[i+2:], r.stages[i+1:len(r.stages)-1])
-		r.stages[i+1] = last
-	}
 	// The cross-file pass may skip a reused text when it looks for no value
 	// the previous run did not (none of those occurred in it).
 	r.secrets.ValuesKnown = func(v *secrets.Values) bool {

@@ -22,7 +22,9 @@ func (f *mapFacts) render(c mapCaps) string {
 	if f.kind != "" {
 		b.WriteString(mapElide(f.kind, c.pathRunes+20) + ". ")
 	}
-	fmt.Fprintf(&b, "%s of %s scanned files are staged for reading (%s).", mapNum(f.staged), mapNum(f.scanned), auditBytes(f.stagedBytes))
+	fmt.Fprintf(&b, "%s of %s scanned files are staged for reading (%s", mapNum(f.staged), mapNum(f.scanned), auditBytes(f.stagedBytes))
+	f.tokens.render(&b, c)
+	b.WriteString(").")
 	if len(f.langs) > 0 {
 		b.WriteString(" Languages by lines of source: ")
 		shown := 0
@@ -53,6 +55,7 @@ func (f *mapFacts) render(c mapCaps) string {
 	b.WriteString("\n## Reading more\n")
 	b.WriteString("- `list_files` pages through files.json (filter by prefix, glob, category, test); `search` runs a regular expression over the staged tree.\n")
 	b.WriteString("- `read_file` takes paths from files.json, with optional line ranges; a duplicate path serves its canonical copy.\n")
+	f.tokens.renderFiles(&b, c)
 	if f.documentsTotal+f.documentsRefused > 0 {
 		f.renderDocuments(&b, c)
 	}

@@ -260,7 +260,7 @@ func synthManifest(n int) *manifest.Manifest {
 		}
 		l := langs[i%len(langs)]
 		p := fmt.Sprintf("%s/pkg%d/sub%d/%s/file%d%s", top, i%97, i%13, strings.Repeat("深", i%5), i, l.ext)
-		e := manifest.Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Staged: true, Encoding: "utf-8"}
+		e := manifest.Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Tokens: (10 + i%400) * 7, Staged: true, Encoding: "utf-8"}
 		switch {
 		case i%10 == 0:
 			e.Test = true
@@ -396,5 +396,16 @@ func BenchmarkRepoMap(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		RepoMap(m, RepoMapOptions{Name: "mono"})
+	}
+}
+
+func TestMapTokenCount(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0", 812: "812", 9_999: "9,999", 10_000: "10k", 943_204: "943k",
+		1_000_000: "1.0M", 1_424_978: "1.4M", 9_999_999: "9.9M", 26_446_048: "26M",
+	} {
+		if got := mapTokenCount(n); got != want {
+			t.Errorf("mapTokenCount(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ type Report struct {
 	Bytes       int64             `json:"bytes"`
 	Staged      int               `json:"staged"`
 	StagedBytes int64             `json:"staged_bytes"`
+	Tokens      int64             `json:"tokens"` // o200k tokens of the staged files; audit.tokens_by_* break it down
 	Pruned      int               `json:"pruned"`
 	Categories  map[string]int    `json:"categories"`
 	Reasons     map[string]int    `json:"reasons"`
@@ -20,9 +21,10 @@ type Report struct {
 	Stages      []StageTime       `json:"stages"`
 	Tools       map[string]string `json:"tools"` // dependency versions that shape the output
 	Audit       *Audit            `json:"audit,omitempty"`
-	// ATimeNotKept counts source files opened without O_NOATIME because the
-	// kernel refused it (they are not the runner's): their access times
-	// may have moved.
+	// ATimeNotKept counts source files and directories opened without
+	// O_NOATIME, because the kernel refused it (they are not the runner's)
+	// or the platform has none (macOS, Windows): their access times may
+	// have moved.
 	ATimeNotKept int64 `json:"atime_not_kept,omitempty"`
 	// Refresh says how many entries were taken from the previous snapshot
 	// and why the others were read (refresh.go).

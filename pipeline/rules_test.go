@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/testkit"
@@ -89,7 +88,7 @@ func TestRepoConfigHostile(t *testing.T) {
 		make func(path string) error
 		want string
 	}{
-		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file"},
+		{"fifo", func(p string) error { testkit.Mkfifo(t, p); return nil }, "not a regular file"},
 		{"symlink out", func(p string) error { return os.Symlink(outside, p) }, ".repoprep.toml"},
 		{"bad toml", func(p string) error { return os.WriteFile(p, []byte("exclude = ["), 0o644) }, ".repoprep.toml"},
 		{"bad key", func(p string) error { return os.WriteFile(p, []byte("exclud = []\n"), 0o644) }, `unknown key "exclud"`},

@@ -1,17 +1,18 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sys/unix"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 
@@ -41,14 +42,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	rs, rulesDigest, err := loadRules(opts.Root, opts.RulesFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	for _, w := range rs.Warnings {
 		opts.Logger.Warn(w)
@@ -58,7 +59,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	sec, err := newSecretOptions(opts, rs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+		return nil, badOptions(err)
 	}
 	keys := newRefreshKeys(opts.FingerprintKey)
 	refresh := Refresh{NotReused: map[string]int{}}
@@ -152,11 +153,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 // dirID is the identity of the directory (or anything) at p, unfollowed.
 func dirID(p string) (dirfd.ID, error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
-		return dirfd.ID{}, &fs.PathError{Op: "lstat", Path: p, Err: err}
-	}
-	return dirfd.IDOf(&st), nil
+	st, err := dirfd.Lstat(p)
+	return st.ID, err
 }
 
 // checkPaths refuses an output that would swallow the input: publishing
@@ -211,7 +209,7 @@ type run struct {
 	tmp          string
 	start        time.Time
 	skip         map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
-	stages       []StageTime
+	stages       []stageTime
 	src          *dirfd.Tree
 	pruned       []stages.Pruned // with file counts, for the audit
 
@@ -241,7 +239,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer tree.Close()
 	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
-	go tokens.Warm() // the tables take a fraction of a second of one core (REPO_MAP counts too): build them during the scan
+	go tokens.Warm() // the tables take a fraction of a second of one core: build them during the scan
 
 	prog := r.opts.Progress
 	defer prog.Done()
@@ -261,10 +259,17 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	r.pruned = pruned
 	t(recs)
+	if r.opts.MemoryLimit > 0 {
+		prev := debug.SetMemoryLimit(r.opts.MemoryLimit + int64(len(recs))*perFileMemory)
+		defer debug.SetMemoryLimit(prev)
+	}
 
 	decided := make([]bool, len(recs)) // by the scan alone: symlinks, ignored, unsafe names...
 	for i, rec := range recs {
 		decided[i] = rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != ""
+	}
+	if !r.opts.stageByStage {
+		env.SecretScanner = r.secrets.Scanner
 	}
 	if err := r.readFiles(ctx, env, recs); err != nil {
 		return nil, err
@@ -272,20 +277,17 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
 
-	t = r.timer("dedup", stagedOnly)
+	t = r.timerOver("dedup", recs, stagedOnly)
 	prog.Stage("dedup", -1)
 	if err := env.Dedup(ctx, recs, r.opts.Workers); err != nil {
 		return nil, err
 	}
 	t(recs)
 
-	t = r.timer("secrets", stagedOnly)
+	t = r.timerOver("secrets", recs, holdsStaged)
 	prog.Stage("secrets", -1)
 	findings, err := r.scanSecrets(ctx, env, recs)
 	if err != nil {
-		return nil, err
-	}
-	if err := env.SettleTokens(ctx, recs, r.opts.Workers); err != nil {
 		return nil, err
 	}
 	if err := env.PruneEmptyDirs(); err != nil {
@@ -294,7 +296,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.tmp, tree, recs, r.prior); err != nil {
+	if err := writeIndexes(ctx, r.tmp, tree, recs, r.opts.Workers, r.prior); err != nil {
 		return nil, err
 	}
 	t(recs)
@@ -305,20 +307,75 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		}
 	}
 
-	t = r.timer("write", nil)
 	m := buildManifest(recs, pruned)
 	res := &Result{Manifest: m, Findings: toPathFindings(findings)}
 	if err := r.writeOutputs(ctx, tree, res); err != nil {
 		return nil, err
 	}
-	t(nil)
 	return res, nil
 }
 
-// perFile runs the per-file stages on recs: classify and triage, then
-// normalize. timed records their times in the report (a second, small
-// batch is not: see readFiles).
+// perFile runs the per-file stages on recs: the one-read loop, or the
+// stage-by-stage reference order. timed records their times in the report
+// (a second, small batch is not: see readFiles).
 func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
+	if r.opts.stageByStage {
+		return r.eachStage(ctx, env, recs, timed)
+	}
+	return r.eachFile(ctx, env, recs, timed)
+}
+
+// perFileMemory is what the memory limit allows for each file beyond
+// Options.MemoryLimit: twice what a file's record, manifest entry and
+// share of the indexes hold live at the end of a run over GOROOT/src
+// (about 1 KiB), so a larger tree does not make the collector run
+// back to back.
+const perFileMemory = 2 << 10
+
+// eachFile runs the per-file stages as one loop (stages.Env.Process): each
+// file is opened and read once, and classify, triage, normalize, the
+// secret rules, the hash and the write all run on those bytes before the
+// worker takes the next file. Each stage is reported with its share of
+// the loop's wall time, in proportion to the time workers spent in it.
+func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
+	r.opts.Progress.Stage("files", len(recs))
+	begin := time.Now()
+	workers := stages.NewWorkerSet(r.opts.Workers)
+	var clock stages.Clock
+	err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
+		defer r.opts.Progress.Add(1)
+		w := workers.Get()
+		defer workers.Put(w)
+		return env.Process(ctx, rec, w, &clock)
+	})
+	if err != nil {
+		return err
+	}
+	wall := time.Since(begin)
+	var total time.Duration
+	for i := range stages.Steps {
+		total += clock.Spent(i)
+	}
+	for i, name := range stages.Steps {
+		share := 1 / float64(len(stages.Steps))
+		if total > 0 {
+			share = float64(clock.Spent(i)) / float64(total)
+		}
+		count := (func(*stages.Record) bool)(nil) // every file passes through the first steps
+		if name == "secrets" || name == "hash" || name == "write" {
+			count = stagedOnly
+		}
+		if timed {
+			r.record(name, time.Duration(float64(wall)*share), recs, count)
+		}
+	}
+	return nil
+}
+
+// eachStage is the order before the one-read loop, kept as the reference
+// the loop's outputs are compared with: each stage in turn over every
+// record, each opening the files it reads.
+func (r *run) eachStage(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
 	if err := r.classifyAndTriage(ctx, env, recs, timed); err != nil {
 		return err
 	}
@@ -382,21 +439,75 @@ func (r *run) timer(name string, count func(*stages.Record) bool) func([]*stages
 	return func(recs []*stages.Record) { r.record(name, time.Since(begin), recs, count) }
 }
 
-// record adds a stage's time and the files and bytes it saw.
-func (r *run) record(name string, took time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
-	st := StageTime{Name: name, Seconds: took.Seconds()}
+// timerOver is timer for a stage that changes what count says (dedup
+// unstages duplicates, secrets may exclude files): it counts the files
+// when the stage starts.
+func (r *run) timerOver(name string, recs []*stages.Record, count func(*stages.Record) bool) func([]*stages.Record) {
+	begin := time.Now()
+	var seen []*stages.Record
 	for _, rec := range recs {
-		if count == nil || count(rec) {
-			st.Files++
-			st.Bytes += rec.Size
+		if count(rec) {
+			seen = append(seen, rec)
 		}
 	}
-	if st.Seconds > 0 {
-		st.FilesPerSec = round(float64(st.Files) / st.Seconds)
-		st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)
+	return func([]*stages.Record) { r.record(name, time.Since(begin), seen, nil) }
+}
+
+// holdsStaged is true of a record whose content is staged, under its own
+// path or its canonical copy's: the secret stage reports for both.
+func holdsStaged(rec *stages.Record) bool { return rec.Staged || rec.DuplicateOf != "" }
+
+// record adds a stage's time and the files and bytes it saw. A stage
+// recorded twice (its share of the per-file loop, then its cross-file
+// part) is one entry: the times add up, the files are those it saw.
+func (r *run) record(name string, took time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
+	i := slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == name })
+	if i < 0 {
+		r.stages = append(r.stages, stageTime{name: name})
+		i = len(r.stages) - 1
 	}
-	st.Seconds = round(st.Seconds)
-	r.stages = append(r.stages, st)
+	st := &r.stages[i]
+	st.took += took
+	st.files, st.bytes = 0, 0
+	for _, rec := range recs {
+		if count == nil || count(rec) {
+			st.files++
+			st.bytes += rec.Size
+		}
+	}
+}
+
+// stageTime is one stage's time while the run goes on.
+type stageTime struct {
+	name  string
+	took  time.Duration
+	files int
+	bytes int64
+}
+
+// stageOrder is the order of report.json's stage rows: the scan, a
+// refresh's reuse of the previous snapshot (which overlaps the loop), the
+// per-file loop's steps, then the cross-file stages (secrets has a part in
+// both).
+var stageOrder = []string{"scan", "reuse", "read", "classify", "triage", "normalize", "secrets", "hash", "dedup", "index", "write"}
+
+// stageTimes are report.json's stage rows.
+func (r *run) stageTimes() []StageTime {
+	out := make([]StageTime, 0, len(r.stages))
+	sorted := slices.Clone(r.stages)
+	slices.SortStableFunc(sorted, func(a, b stageTime) int {
+		return cmp.Compare(slices.Index(stageOrder, a.name), slices.Index(stageOrder, b.name))
+	})
+	for _, s := range sorted {
+		st := StageTime{Name: s.name, Seconds: s.took.Seconds(), Files: s.files, Bytes: s.bytes}
+		if st.Seconds > 0 {
+			st.FilesPerSec = round(float64(st.Files) / st.Seconds)
+			st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)
+		}
+		st.Seconds = round(st.Seconds)
+		out = append(out, st)
+	}
+	return out
 }
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -20,7 +20,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
@@ -47,9 +46,13 @@ func (d Drift) String() string { return d.Path + ": " + d.Problem }
 // report.json must parse, carry their schema and agree with each other.
 // search.index and lines.json must load and list the staged (and staged
 // oversize) files with their sizes.
-// It errs only when outDir cannot be checked at all or ctx is done. Files
+// It errs only when outDir cannot be checked at all (manifest.ErrNotSnapshot
+// when it holds no files.json) or ctx is done. Files
 // are hashed by GOMAXPROCS workers, each streaming through a small buffer.
 func Verify(ctx context.Context, outDir string) ([]Drift, error) {
+	if err := manifest.CheckSnapshot(outDir); err != nil {
+		return nil, err
+	}
 	root, err := os.OpenRoot(outDir)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
@@ -380,8 +383,8 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 		case d.Type().IsRegular():
 			regular[p] = true
 			if info, err := d.Info(); err == nil {
-				if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink != 1 {
-					v.add("tree/"+p, "has %d hard links; the server refuses such files", st.Nlink)
+				if n := linkCount(info); n != 1 {
+					v.add("tree/"+p, "has %d hard links; the server refuses such files", n)
 				}
 			}
 		default:

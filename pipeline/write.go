@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -46,6 +47,7 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Mani
 // writeOutputs writes every index file of the snapshot into the temporary
 // directory, report.json last.
 func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) error {
+	begin := time.Now()
 	m := res.Manifest
 	filesJSON := blake3.New() // for the refresh state, which names the files.json it describes
 	if err := writeFile(filepath.Join(r.tmp, "files.json"), func(w *bufio.Writer) error {
@@ -78,6 +80,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	r.recordWrite(time.Since(begin), m)
 	res.Report = r.report(res)
 	return writeJSONFile(filepath.Join(r.tmp, "report.json"), res.Report)
 }
@@ -113,7 +116,7 @@ func (r *run) report(res *Result) Report {
 		Schema: manifest.ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
-		Pruned: len(res.Manifest.Pruned), Stages: r.stages, Tools: toolVersions(),
+		Pruned: len(res.Manifest.Pruned), Stages: r.stageTimes(), Tools: toolVersions(),
 		ATimeNotKept: r.src.ATimeMoved(), Refresh: &r.refresh,
 	}
 	for _, e := range res.Manifest.Files {
@@ -126,13 +129,10 @@ func (r *run) report(res *Result) Report {
 		if e.Staged {
 			rep.Staged++
 			rep.StagedBytes += e.Size // source bytes; the staged copies are in tree/
+			rep.Tokens += int64(e.Tokens)
 		}
 	}
-	byRule := map[string]int{}
-	for _, f := range res.Findings {
-		byRule[f.Rule]++
-	}
-	audit := BuildAudit(res.Manifest, byRule, r.stages)
+	audit := BuildAudit(res.Manifest, countSecrets(res.Findings), rep.Stages)
 	audit.addPruned(r.pruned)
 	audit.Refresh = &r.refresh
 	rep.Audit = &audit
@@ -182,4 +182,21 @@ func writeFile(name string, fill func(*bufio.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil
+}
+
+// recordWrite adds the time spent writing the snapshot's files (report.json
+// aside, which holds the figure) to the write stage, which in the
+// per-file loop also wrote the tree; it counts every entry of files.json.
+func (r *run) recordWrite(took time.Duration, m *manifest.Manifest) {
+	i := slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == "write" })
+	if i < 0 {
+		r.stages = append(r.stages, stageTime{name: "write"})
+		i = len(r.stages) - 1
+	}
+	st := &r.stages[i]
+	st.took += took
+	st.files, st.bytes = len(m.Files), 0
+	for _, e := range m.Files {
+		st.bytes += e.Size
+	}
 }

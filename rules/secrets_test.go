@@ -54,11 +54,7 @@ func TestNoLiteralCredentials(t *testing.T) {
 }
 
 func TestMergeSecretRules(t *testing.T) {
-	base, err := DefaultSecretRules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	user, err := ParseSecretRules([]byte(`
+	base, got, byID := mergeOverDefaults(t, `
 exclude_dirs = ["vendor"] # a key of the lead's: ignored here
 
 [[secrets]]
@@ -79,18 +75,7 @@ keywords = ["acme_"]
 [[secrets]]
 id = "no-such-default"
 disabled = true
-`), "extra.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := MergeSecretRules(base, user, "extra.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	byID := map[string]SecretRule{}
-	for _, r := range got {
-		byID[r.ID] = r
-	}
+`)
 	if _, ok := byID["cn-mobile"]; ok {
 		t.Error("disabled rule cn-mobile still there")
 	}
@@ -106,6 +91,29 @@ disabled = true
 	if base[len(base)-1].ID == "acme-token" {
 		t.Error("merge changed its base")
 	}
+}
+
+// mergeOverDefaults merges a user rules file (TOML) over the default rules and
+// returns the defaults, the merged rules and the merged rules by id.
+func mergeOverDefaults(t *testing.T, userTOML string) (base, got []SecretRule, byID map[string]SecretRule) {
+	t.Helper()
+	base, err := DefaultSecretRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := ParseSecretRules([]byte(userTOML), "extra.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = MergeSecretRules(base, user, "extra.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID = map[string]SecretRule{}
+	for _, r := range got {
+		byID[r.ID] = r
+	}
+	return base, got, byID
 }
 
 func TestMergeSecretRulesErrors(t *testing.T) {
@@ -174,11 +182,7 @@ func FuzzMergeSecretRules(f *testing.F) {
 // allowlists (and may change its kind or severity) without restating it; anything else
 // without a regex is an error that says to restate the rule.
 func TestExtendSecretRule(t *testing.T) {
-	base, err := DefaultSecretRules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	user, err := ParseSecretRules([]byte(`
+	base, _, byID := mergeOverDefaults(t, `
 [[secrets]]
 id = "internal-ipv4"
 severity = "medium"
@@ -188,18 +192,7 @@ allow.paths = ['(^|/)docs/']
 [[secrets]]
 id = "generic-api-key"
 allow.keys = ['^stripe_publishable']
-`), "extra.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := MergeSecretRules(base, user, "extra.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	byID := map[string]SecretRule{}
-	for _, r := range got {
-		byID[r.ID] = r
-	}
+`)
 	var before SecretRule
 	for _, r := range base {
 		if r.ID == "internal-ipv4" {

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 const secret = "TOP SECRET outside the tree"
@@ -47,7 +48,7 @@ func hostileServer(t testing.TB) (*Server, string) {
 	plant("planted/abs.txt", func(p string) error { return os.Symlink(filepath.Join(outside, "secret.txt"), p) })
 	plant("planted/hard.txt", func(p string) error { return os.Link(filepath.Join(outside, "secret.txt"), p) })
 	plant("planted/dirlink", func(p string) error { return os.Symlink(outside, p) })
-	plant("planted/fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) })
+	plant("planted/fifo", func(p string) error { testkit.Mkfifo(t, p); return nil })
 	plant("planted/inside.txt", func(p string) error { return os.Symlink("../src/app/main.go", p) })
 	return srv, out
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -128,6 +129,9 @@ func New(out string, opts Options) (*Server, error) {
 		log:      opts.Logger,
 		inFlight: make(chan struct{}, opts.MaxInFlight),
 		counter:  newCounter(),
+	}
+	if err := manifest.CheckSnapshot(out); err != nil {
+		return nil, err // a source tree or a mistyped path, said in the user's terms
 	}
 	sn, err := loadSnapshot(out)
 	if err != nil {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // genSnap is generation g of a snapshot: every line of every file names g,
@@ -37,6 +36,9 @@ var genRE = regexp.MustCompile(`gen (\d+) `)
 // does, then the old directory is deleted) while 20 goroutines read: no
 // read fails and none mixes two publications.
 func TestRepublishWhileReading(t *testing.T) {
+	if err := exchangeDirs(t.TempDir(), t.TempDir()); errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("no atomic exchange of two directories on this platform")
+	}
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
 	publish(t, out, genSnap(0))
@@ -80,8 +82,8 @@ func TestRepublishWhileReading(t *testing.T) {
 	for g := 1; g <= publications; g++ {
 		next := filepath.Join(parent, fmt.Sprintf("staging-%d", g))
 		publish(t, next, genSnap(g))
-		if err := unix.Renameat2(unix.AT_FDCWD, next, unix.AT_FDCWD, out, unix.RENAME_EXCHANGE); err != nil {
-			t.Fatalf("renameat2: %v", err)
+		if err := exchangeDirs(next, out); err != nil {
+			t.Fatalf("exchange: %v", err)
 		}
 		mustDo(t, os.RemoveAll(next)) // next now holds the previous snapshot
 	}

@@ -28,23 +28,27 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 		return nil // decidedByPath: vendored or excluded by path, no need to read
 	}
 	setSniffLimit()
-	f, err := e.openSrc(rec)
-	if err != nil {
-		return readFailed(rec, "classify", err)
+	if c := rec.content; c != nil {
+		rec.head = c.data[:min(len(c.data), sniffBytes)] // Process read it
+	} else { // the stage-by-stage order: read the head
+		f, err := e.openSrc(rec)
+		if err != nil {
+			return readFailed(rec, "classify", err)
+		}
+		defer f.Close()
+		head := make([]byte, min(rec.Size, sniffBytes))
+		n, err := io.ReadFull(f, head)
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF { // EOF: emptied since the scan
+			return readFailed(rec, "classify", err)
+		}
+		rec.head = head[:n]
 	}
-	defer f.Close()
-	head := make([]byte, min(rec.Size, sniffBytes))
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF { // EOF: emptied since the scan
-		return readFailed(rec, "classify", err)
-	}
-	rec.head = head[:n]
 	mt := mimetype.Detect(rec.head)
 	rec.Mime = mt.String()
 	rec.isText = isTextMime(mt)
 	if !rec.isText && mt.Is(octetStream) {
 		// UTF-16/32 without a BOM has NULs, which mimetype takes for binary.
-		if cs, ok := textenc.WideText(rec.head, int64(n) == rec.Size); ok {
+		if cs, ok := textenc.WideText(rec.head, int64(len(rec.head)) == rec.Size); ok {
 			rec.Mime, rec.isText = "text/plain; charset="+cs, true
 		}
 	}

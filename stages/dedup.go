@@ -13,19 +13,27 @@ import (
 // normalized content keep one canonical copy (shallowest path, then byte
 // order); the others get DuplicateOf, leave the tree and are no longer
 // staged. Files that differed only in encoding or line endings are
-// duplicates here, since it compares what normalize wrote.
+// duplicates here, since it compares what normalize wrote. The hashes are
+// those Process took while it held each text; in the stage-by-stage order
+// the staged copies are read and hashed here.
 func (e *Env) Dedup(ctx context.Context, recs []*Record, workers int) error {
 	var files []dedup.File
-	var sums [][32]byte
-	var known []bool // a reused record's hash was verified when its copy was placed
+	var sums [][32]byte // the hashes Process took, if it hashed every staged text
+	hashed := true
 	for _, rec := range recs {
 		if rec.Staged {
 			files = append(files, dedup.File{Path: rec.Path, Name: e.treePath(rec), Size: rec.OutSize})
 			sums = append(sums, rec.sum)
-			known = append(known, rec.hashed)
+			hashed = hashed && rec.hashed
 		}
 	}
-	res, err := dedup.FindKnown(ctx, files, workers, sums, known)
+	var res dedup.Result
+	var err error
+	if hashed {
+		res, err = dedup.Group(files, sums)
+	} else {
+		res, err = dedup.Find(ctx, files, workers)
+	}
 	if err != nil {
 		return fmt.Errorf("dedup: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/extract"
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -25,6 +26,14 @@ type Env struct {
 	// generated), filled lazily by the workers: the only Env state that
 	// changes while stages run, and safe for concurrent use.
 	dirs sync.Map // OS directory path relative to Src -> *dirFacts
+
+	// made remembers the directories of the tree already created, so a
+	// staged file's directory costs one map lookup instead of a stat.
+	made sync.Map // OS path -> struct{}
+
+	// SecretScanner runs the secret rules inside Process (the first pass
+	// of Secrets); nil leaves that pass to Secrets.
+	SecretScanner *secrets.Scanner
 
 	// Extract bounds each document's text extraction; zero fields take
 	// extract.DefaultLimits.
@@ -73,4 +82,18 @@ func (s *sourceReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.n += int64(n)
 	return n, err
+}
+
+// mkdirAll makes dir (and its parents) in the tree being written, once.
+// Safe for concurrent use: MkdirAll tolerates a directory another worker
+// made meanwhile.
+func (e *Env) mkdirAll(dir string) error {
+	if _, ok := e.made.Load(dir); ok {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	e.made.Store(dir, struct{}{})
+	return nil
 }

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,20 +31,15 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	if !ok {
 		return nil
 	}
-	in, err := e.openSrc(rec)
+	in, before, err := e.openDocument(rec)
 	if err != nil {
 		rec.fail("normalize", "unreadable", err)
 		return nil
 	}
 	defer in.Close()
-	before, err := in.Stat()
-	if err != nil {
-		rec.fail("normalize", "unreadable", err)
-		return nil
-	}
 	name := e.treePath(rec)
 	if dir := path.Dir(rec.Path); dir != "." {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		if err := e.mkdirAll(filepath.Dir(name)); err != nil {
 			return e.writeFailed(rec, err)
 		}
 	}
@@ -96,7 +92,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 		rec.Reason, rec.Err = extract.ReasonUnreadable, "extract: "+normErr.Error()
 		return nil
 	}
-	if after, err := in.Stat(); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+	if in.changed() {
 		e.removeStaged(rec.Path)
 		rec.fail("normalize", "unreadable", fmt.Errorf("%s changed while it was read", rec.Path))
 		return nil
@@ -106,5 +102,56 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	rec.Staged = true
 	rec.Oversize = res.Bytes > e.MaxTextBytes // the text is what a reader pays for
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = string(meta.Format), meta.Extractor, meta.Version
+	return nil
+}
+
+// document is a document's bytes for an extractor: those Process holds, or
+// the file itself.
+type document struct {
+	io.ReaderAt
+	c      *content
+	f      *os.File
+	before os.FileInfo
+}
+
+// openDocument gives extractDocument random access to rec's file: the
+// bytes Process read (the whole file up to readCapBytes) or its open
+// descriptor.
+func (e *Env) openDocument(rec *Record) (*document, os.FileInfo, error) {
+	if c := rec.content; c != nil {
+		whole, err := c.readAll()
+		if err != nil {
+			return nil, nil, err
+		}
+		d := &document{c: c, ReaderAt: c.f}
+		if whole {
+			d.ReaderAt = bytes.NewReader(c.data)
+		}
+		return d, c.info, nil
+	}
+	f, err := e.openSrc(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	before, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return &document{ReaderAt: f, f: f, before: before}, before, nil
+}
+
+func (d *document) changed() bool {
+	if d.c != nil {
+		return d.c.changed()
+	}
+	return changedSince(d.f, d.before)
+}
+
+// Close closes the file openDocument opened (Process closes its own).
+func (d *document) Close() error {
+	if d.f != nil {
+		return d.f.Close()
+	}
 	return nil
 }

@@ -1,18 +1,16 @@
 package stages
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"syscall"
 
 	"github.com/repoprep/repoprep/internal/textenc"
+	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // Normalize decodes a source or text file to clean UTF-8 with LF endings and
@@ -29,15 +27,11 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	if rec.Skip() || (rec.Category != "source" && rec.Category != "text") {
 		return nil
 	}
-	in, err := e.openSrc(rec)
+	in, err := e.openText(ctx, rec)
 	if err != nil {
 		return readFailed(rec, "normalize", err)
 	}
-	defer in.Close()
-	before, err := in.Stat()
-	if err != nil {
-		return readFailed(rec, "normalize", err)
-	}
+	defer in.close()
 	// The tree is written by plain paths, not through an os.Root: that
 	// re-walks every component with openat on each call, which cost a
 	// quarter of this stage on GOROOT/src. It is safe here because the
@@ -45,37 +39,22 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	// from readdir and are never "..", unsafe names are never staged, and
 	// O_EXCL refuses anything already at the final name.
 	name := e.treePath(rec)
-	if len(name) >= syscall.PathMax {
+	if len(name) >= pathMax {
 		// Said at once: MkdirAll would walk the path back up to where it
 		// fits, statting at each level, quadratic in the depth.
-		return e.writeFailed(rec, &fs.PathError{Op: "mkdir", Path: name, Err: syscall.ENAMETOOLONG})
+		return e.writeFailed(rec, &fs.PathError{Op: "mkdir", Path: name, Err: errNameTooLong})
 	}
-	if dir := path.Dir(rec.Path); dir != "." {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			return e.writeFailed(rec, err)
-		}
-	}
-	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := e.stagedOut(rec, name)
 	if err != nil {
 		return e.writeFailed(rec, err)
 	}
-	dst := &writeErr{w: out}
-	bw := bufio.NewWriterSize(dst, 64<<10)
-	src := &sourceReader{ctx: ctx, r: in} // counts what is read; stops on cancel
-	normalize := textenc.Normalize
-	if rec.expect != nil {
-		normalize = textenc.NormalizeUncounted // SettleTokens knows or counts them
-	}
-	res, decErr := normalize(bufio.NewReaderSize(src, 64<<10), bw)
-	if decErr == nil {
-		decErr = bw.Flush()
-	}
-	closeErr := out.Close()
+	res, decErr := in.normalize(out.w)
+	writeErr := out.finish(decErr)
 	switch {
-	case dst.err != nil || closeErr != nil && decErr == nil:
-		return fmt.Errorf("normalize %s: write: %w", rec.Path, errors.Join(dst.err, closeErr))
+	case writeErr != nil:
+		return fmt.Errorf("normalize %s: write: %w", rec.Path, writeErr)
 	case decErr != nil:
-		e.removeStaged(rec.Path)
+		out.discard()
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -97,18 +76,24 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		rec.Language = keepLanguage(rec)
 		return nil
 	}
-	if after, err := in.Stat(); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
-		e.removeStaged(rec.Path)
+	if in.changed() {
+		out.discard()
 		rec.fail("normalize", "unreadable", fmt.Errorf("%s changed while it was read", rec.Path))
 		return nil
 	}
+	if c := rec.content; c != nil && out.mem != nil {
+		// Held in memory for the loop's later steps, and counted once,
+		// whole, here (a streamed text is counted in batches as it is
+		// decoded).
+		c.inMemory, c.held = true, out.mem.Bytes()
+		res.Tokens = tokens.CountBytes(c.held)
+	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
-	rec.uncounted = rec.expect != nil
 	rec.Staged = true
 	// The facts are those of the bytes staged: a file that grew or shrank
 	// between the scan and this open is recorded with the size read.
-	rec.Size = src.n
+	rec.Size = in.bytesRead()
 	rec.Oversize = rec.Size > e.MaxTextBytes
 	return ctx.Err()
 }
@@ -118,7 +103,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 // it is recorded and the run goes on. Anything else (a full disk, I/O
 // errors) would leave the snapshot incomplete, so the run stops.
 func (e *Env) writeFailed(rec *Record, err error) error {
-	if errors.Is(err, syscall.ENAMETOOLONG) {
+	if isNameTooLong(err) {
 		e.removeStaged(rec.Path)
 		rec.fail("normalize", "path-too-long", err)
 		return nil

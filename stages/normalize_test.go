@@ -5,13 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/encoding/unicode/utf32"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // normalizeOne runs classify, triage and normalize on one file.
@@ -191,7 +192,7 @@ func TestSwappedForFIFOAfterScan(t *testing.T) {
 	recs, _ := scanDir(t, src, ScanOptions{})
 	rec := recs["notes.txt"]
 	must(t, os.Remove(filepath.Join(src, "notes.txt")))
-	must(t, syscall.Mkfifo(filepath.Join(src, "notes.txt"), 0o644))
+	testkit.Mkfifo(t, filepath.Join(src, "notes.txt"))
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 	done := make(chan struct{})
 	go func() {

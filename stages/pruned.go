@@ -5,7 +5,6 @@ import (
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sys/unix"
 )
 
 // maxPrunedCount bounds the files counted under one pruned directory: a
@@ -60,11 +59,11 @@ func countFiles(ctx context.Context, opts ScanOptions, dir *dirfd.Dir) (int, err
 					}
 					continue
 				}
-				if opts.Skip[dirfd.IDOf(&st)] {
+				if opts.Skip[st.ID] {
 					continue
 				}
-				if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-					stack = append(stack, d.Child(name, dirfd.IDOf(&st)))
+				if st.IsDir() {
+					stack = append(stack, d.Child(name, st.ID))
 				} else {
 					n++
 				}

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/secrets"
 )
 
 // Kind is what the scan found at a path, from its lstat mode.
@@ -71,21 +71,19 @@ type Record struct {
 	// Err is the first per-file failure as "stage: cause"; later stages skip the record.
 	Err string
 
-	// What the cross-file stages know without reading the staged copy
-	// again: set by Reuse for a file taken from the previous snapshot, and
-	// by Secrets for the next refresh (reuse.go).
-	sum          [32]byte // BLAKE3-256 of the staged text, when hashed
-	hashed       bool
-	scanned      bool // the secret rules ran on the staged text at this path (or are known to find nothing there)
-	valuesClean  bool // none of the values a previous run's second pass looked for occurs in the staged text
-	contentClean bool // neither secret pass found anything in the staged text (set by Secrets)
-	// A file read again by a refresh (its text held findings): the final
-	// text's hash, lines and tokens last time. Normalize does not count
-	// tokens for it (uncounted); if the final text hashes the same, the
-	// count is the previous one, else it is counted then (SettleTokens).
-	expect    *manifest.Entry
-	uncounted bool
-	nameClean bool // a refresh's file whose path held no secret last time (SecretNames skips it)
+	// The one-read loop (Process): the file's bytes while the loop works on
+	// it, then what its per-file steps leave for the cross-file stages.
+	content *content
+	scan    *secrets.Scan // the first secret pass over the staged text; nil when it found nothing
+	scanned bool          // scan is set by Process (else Secrets scans the staged copy)
+	sum     [32]byte      // BLAKE3-256 of the staged text, when hashed
+	hashed  bool
+	// What a refresh knows of a text, for this run and the next (reuse.go):
+	// none of the values a previous run's second pass looked for occurs in
+	// it (set by Reuse); neither secret pass found anything in it (set by
+	// Secrets).
+	valuesClean  bool
+	contentClean bool
 }
 
 // Func is one stage on one record; it errs only when the whole run must stop.

@@ -1,15 +1,10 @@
 package stages
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"io"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/manifest"
-	"github.com/repoprep/repoprep/internal/textenc"
 )
 
 // Identity is what the scan's lstat saw of a file: device, inode, size and
@@ -24,11 +19,8 @@ type Identity struct {
 	CtimeNs  int64
 }
 
-func identityOf(st *unix.Stat_t) Identity {
-	return Identity{
-		Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, //nolint:unconvert // widths differ by platform
-		MtimeNs: st.Mtim.Nano(), CtimeNs: st.Ctim.Nano(),
-	}
+func identityOf(st dirfd.Stat) Identity {
+	return Identity{Dev: st.ID.Dev, Ino: st.ID.Ino, Size: st.Size, MtimeNs: st.MtimeNs, CtimeNs: st.CtimeNs}
 }
 
 // Identity is the file's identity at scan time; zero for records the scan
@@ -51,7 +43,7 @@ type Prior struct {
 }
 
 // Reuse fills rec from a previous run instead of running classify, triage
-// and normalize on it (nor the name rules, which passed its path): the fields those stages set come from the entry,
+// and normalize on it: the fields those stages set come from the entry,
 // and a staged or duplicate entry counts as staged (dedup decides afresh
 // which copy is canonical) with the hash the caller verified. What the
 // cross-file stages decide (duplicate_of, secrets, redaction) is left for
@@ -65,7 +57,6 @@ func (e *Env) Reuse(rec *Record, p Prior) {
 	rec.Lines, rec.Tokens, rec.Oversize = en.Lines, en.Tokens, en.Oversize
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = en.ExtractedFrom, en.Extractor, en.ExtractorVersion
 	rec.Staged = en.Staged || en.DuplicateOf != ""
-	rec.nameClean = true // its path is its entry's, which the name rules passed
 	rec.why = Decision{Rule: "previous snapshot", Detail: "identity unchanged"}
 	if rec.Staged {
 		rec.sum, rec.hashed, rec.OutSize = p.Sum, true, p.Bytes
@@ -104,66 +95,3 @@ func (e *Env) DirContext(rec *Record) string {
 // text, for the next refresh: whether the rules ran on it at this path
 // (rulesHere), and whether neither pass found anything in it (clean).
 func (r *Record) SecretState() (rulesHere, clean bool) { return r.scanned, r.contentClean }
-
-// Expect marks a record a refresh reads again although its identity is
-// unchanged (its text held findings, whose values are never kept): en is
-// its previous entry. Normalize then skips the token count, the costliest
-// part of reading it again, and SettleTokens takes the previous count if
-// the final text hashes as it did. Not for --secrets exclude, where an
-// excluded file keeps the count of a text no longer staged.
-func (e *Env) Expect(rec *Record, en *manifest.Entry) { rec.expect, rec.nameClean = en, true }
-
-// SettleTokens gives the records Normalize left uncounted their token
-// count, once the secret stage has made their final text: last time's
-// count when it hashes as it did, else the count Normalize would have
-// made (the text is then the normalized one, unredacted); a
-// duplicate takes its canonical copy's, as Secrets gave it. Call it after
-// Secrets.
-func (e *Env) SettleTokens(ctx context.Context, recs []*Record, workers int) error {
-	var count []*Record
-	any := false
-	for _, rec := range recs {
-		if !rec.uncounted {
-			continue
-		}
-		any = true
-		switch {
-		case rec.expect != nil && rec.Staged && rec.Hash == rec.expect.Hash:
-			rec.Tokens, rec.uncounted = rec.expect.Tokens, false
-		case rec.Staged:
-			count = append(count, rec)
-		}
-	}
-	if !any {
-		return nil
-	}
-	if err := pool(ctx, count, workers, func(_ int, rec *Record) error {
-		// Counted as Normalize counts (the same batches), from the same
-		// source: the final text is the normalized one, unredacted.
-		in, err := e.openSrc(rec)
-		if err != nil {
-			return fmt.Errorf("tokens %s: %w", rec.Path, err)
-		}
-		defer in.Close()
-		res, err := textenc.Normalize(bufio.NewReaderSize(&sourceReader{ctx: ctx, r: in}, 64<<10), io.Discard)
-		if err != nil {
-			return fmt.Errorf("tokens %s: %w", rec.Path, err)
-		}
-		rec.Tokens, rec.uncounted = res.Tokens, false
-		return nil
-	}); err != nil {
-		return err
-	}
-	canon := map[string]*Record{}
-	for _, rec := range recs {
-		if rec.Staged {
-			canon[rec.Path] = rec
-		}
-	}
-	for _, rec := range recs {
-		if c := canon[rec.DuplicateOf]; c != nil {
-			rec.Tokens, rec.uncounted = c.Tokens, false
-		}
-	}
-	return nil
-}

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sys/unix"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/pathname"
@@ -128,7 +127,7 @@ func (s *dirNode) comps(name string) []string {
 // entry is one name of a directory with its lstat.
 type entry struct {
 	name string
-	st   unix.Stat_t
+	st   dirfd.Stat
 	err  error // lstat failed: recorded as unreadable
 }
 
@@ -151,7 +150,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			if dirfd.IsResource(err) {
 				return err
 			}
-			if err == nil && w.opts.Skip[dirfd.IDOf(&st)] {
+			if err == nil && w.opts.Skip[st.ID] {
 				continue
 			}
 			ents = append(ents, entry{name: name, st: st, err: err})
@@ -190,7 +189,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 	// the manifest of a tool that writes them.
 	var manifests []string
 	for _, e := range ents {
-		if e.err == nil && e.st.Mode&unix.S_IFMT != unix.S_IFDIR && w.opts.Rules.IsManifest(e.name) {
+		if e.err == nil && !e.st.IsDir() && w.opts.Rules.IsManifest(e.name) {
 			manifests = append(manifests, e.name)
 		}
 	}
@@ -211,7 +210,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		}
 		nameEsc, nameUnsafe := EscapeName(e.name)
 		unsafe := s.unsafe || nameUnsafe
-		isDir := e.err == nil && e.st.Mode&unix.S_IFMT == unix.S_IFDIR
+		isDir := e.err == nil && e.st.IsDir()
 		comps := func() []string { return s.comps(e.name) }
 		// A rules file's include takes a path back from every built-in
 		// pruning; its exclude is the last word (rules/paths.go). Both
@@ -226,7 +225,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		}
 		if isDir {
 			all := ign.match(s.vi.all, e.name, true, false, comps)
-			child := func() *dirfd.Dir { return s.d.Child(e.name, dirfd.IDOf(&e.st)) }
+			child := func() *dirfd.Dir { return s.d.Child(e.name, e.st.ID) }
 			switch {
 			case excluded:
 				w.prune(join(nameEsc), ReasonExcludedByRule, child())
@@ -236,7 +235,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 				w.prune(join(nameEsc), "ignored", child())
 			default:
 				child := &dirNode{
-					parent: s, d: s.d.Child(e.name, dirfd.IDOf(&e.st)), esc: nameEsc, unsafe: unsafe, ign: ign,
+					parent: s, d: s.d.Child(e.name, e.st.ID), esc: nameEsc, unsafe: unsafe, ign: ign,
 					vi: ignoreVerdicts{all: all, plain: ign.match(s.vi.plain, e.name, true, true, comps)},
 				}
 				walk := func() error { return w.dir(ctx, child) }
@@ -267,16 +266,16 @@ func (w *walker) record(d *dirfd.Dir, e entry, path string, unsafe, ignored bool
 		return rec, nil
 	}
 	rec.Size = e.st.Size
-	rec.id = dirfd.IDOf(&e.st)
-	rec.ident = identityOf(&e.st)
+	rec.id = e.st.ID
+	rec.ident = identityOf(e.st)
 	// A name the read server would refuse can never be served: percent
 	// encodings and NFKC look-alikes of "..", bidi controls, a drive
 	// letter. Only the length is the write's business (path-too-long).
 	if err := pathname.Check(path); err != nil && !errors.Is(err, pathname.ErrTooLong) {
 		unsafe = true
 	}
-	switch e.st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
+	switch {
+	case e.st.IsSymlink():
 		rec.Kind, rec.Category, rec.Reason = KindSymlink, "junk", "symlink"
 		target, err := d.Readlink(e.name)
 		if dirfd.IsResource(err) {
@@ -285,7 +284,7 @@ func (w *walker) record(d *dirfd.Dir, e entry, path string, unsafe, ignored bool
 		if err == nil {
 			rec.LinkTarget, _ = EscapeName(target)
 		}
-	case unix.S_IFREG:
+	case e.st.IsRegular():
 		switch {
 		case unsafe:
 			rec.Category, rec.Reason = "junk", "unsafe-name"

@@ -9,13 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 func TestScanPrunesExcludedDirs(t *testing.T) {
@@ -91,7 +89,7 @@ func TestScanRecordsSpecialFilesWithoutOpening(t *testing.T) {
 	must(t, os.Symlink("loop-b", filepath.Join(dir, "loop-a")))
 	must(t, os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
 	must(t, os.Symlink("..", filepath.Join(dir, "sub", "up")))
-	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	testkit.Mkfifo(t, filepath.Join(dir, "fifo"))
 	// A socket path must fit in 108 bytes; chdir makes it short.
 	sock := filepath.Join(dir, "sock")
 	if len(sock) < 100 {
@@ -144,17 +142,6 @@ func TestScanRecordsSpecialFilesWithoutOpening(t *testing.T) {
 		if strings.HasPrefix(p, "dir-out/") || strings.HasPrefix(p, "sub/up/") {
 			t.Errorf("walk followed a symlink into %s", p)
 		}
-	}
-}
-
-func TestScanDevice(t *testing.T) {
-	dir := t.TempDir()
-	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
-		t.Skipf("cannot make a device node here (needs CAP_MKNOD): %v", err)
-	}
-	recs, _ := scanDir(t, dir, ScanOptions{})
-	if r := recs["null"]; r == nil || r.Reason != "special-file" || r.Kind != KindSpecial {
-		t.Fatalf("device = %+v, want special-file", r)
 	}
 }
 
@@ -247,11 +234,11 @@ func TestScanSkip(t *testing.T) {
 
 func idOf(t testing.TB, name string) dirfd.ID {
 	t.Helper()
-	var st unix.Stat_t
-	if err := unix.Lstat(name, &st); err != nil {
+	st, err := dirfd.Lstat(name)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return dirfd.IDOf(&st)
+	return st.ID
 }
 
 // TestIgnoreMatchesGit compares the scan's .gitignore handling with
@@ -372,32 +359,33 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// mkdeep makes levels nested directories "d" under dir, through directory
-// descriptors (the whole path is far over PATH_MAX), with a file every
-// fileEvery levels and leaf.txt at the bottom.
+// mkdeep makes levels nested directories "d" under dir, one level at a
+// time through an os.Root on the level above (the whole path is far over
+// PATH_MAX), with a file every fileEvery levels and leaf.txt at the
+// bottom.
 func mkdeep(t testing.TB, dir string, levels, fileEvery int) {
 	t.Helper()
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	r, err := os.OpenRoot(dir)
 	must(t, err)
 	write := func(name, content string) {
-		f, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644)
+		f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		must(t, err)
-		_, err = unix.Write(f, []byte(content))
+		_, err = f.WriteString(content)
 		must(t, err)
-		unix.Close(f)
+		must(t, f.Close())
 	}
 	for i := range levels {
-		must(t, unix.Mkdirat(fd, "d", 0o755))
-		next, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		must(t, r.Mkdir("d", 0o755))
+		next, err := r.OpenRoot("d")
 		must(t, err)
-		unix.Close(fd)
-		fd = next
+		r.Close()
+		r = next
 		if fileEvery > 0 && (i+1)%fileEvery == 0 {
 			write("f.txt", fmt.Sprintf("level %d\n", i+1))
 		}
 	}
 	write("leaf.txt", "the bottom\n")
-	unix.Close(fd)
+	r.Close()
 }
 
 // openFDs counts this process's open descriptors.

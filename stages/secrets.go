@@ -1,18 +1,19 @@
 package stages
 
 import (
-	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/repoprep/repoprep/internal/dedup"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/rules"
@@ -63,9 +64,6 @@ func (o SecretOptions) masks(kind string) bool {
 func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) []Finding {
 	var out []Finding
 	for _, rec := range recs {
-		if rec.nameClean {
-			continue // a refresh knows: the rules found nothing in this very path last time
-		}
 		inPath := opts.Scanner.ScanName(rec.Path, opts.Values)
 		inTarget := opts.Scanner.ScanName(rec.LinkTarget, opts.Values)
 		if len(inPath)+len(inTarget) == 0 {
@@ -125,9 +123,9 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	}
 	holders := func(rec *Record) []*Record { return append([]*Record{rec}, dups[rec.Path]...) }
 
-	// Pass 1: the rules, but on a reused text they found nothing in at this path.
-	results := make([]scanned, len(canon))
-	found := make([]bool, len(canon)) // either pass found something in canon[i]
+	// Pass 1: the rules, run by Process on each staged text; here on the
+	// staged copies it did not scan (the stage-by-stage order) and not on a
+	// reused text they found nothing in at this path (Reuse).
 	if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
 		if rec.scanned {
 			return nil
@@ -136,7 +134,26 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		if err != nil {
 			return fmt.Errorf("secrets %s: %w", rec.Path, err)
 		}
-		found[i] = len(scan.Findings) > 0
+		if len(scan.Findings) > 0 {
+			rec.scan = scan
+		}
+		rec.scanned = true
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	// Each finding judged for every path holding the content, in path
+	// order, so the rule a value is first caught by (and reported under
+	// elsewhere) does not depend on scheduling.
+	results := make([]scanned, len(canon))
+	found := make([]bool, len(canon)) // either pass found something in canon[i]
+	for i, rec := range canon {
+		scan := rec.scan
+		rec.scan = nil
+		if scan == nil {
+			continue
+		}
+		found[i] = true
 		res := scanned{byHolder: map[*Record][]secrets.Finding{}}
 		kept := make([]bool, len(scan.Findings))
 		for _, h := range holders(rec) {
@@ -161,9 +178,6 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 			}
 		}
 		results[i] = res
-		return nil
-	}); err != nil {
-		return nil, err
 	}
 
 	// Pass 2: every value masked anywhere, in every staged file, but a reused text none
@@ -213,10 +227,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		if res.exclude || len(res.mask) == 0 {
 			return nil
 		}
-		if err := secrets.RedactFile(e.treePath(rec), res.mask); err != nil {
-			return fmt.Errorf("secrets %s: %w", rec.Path, err)
-		}
-		return e.remeasure(ctx, rec)
+		return e.redact(ctx, rec, res.mask)
 	}); err != nil {
 		return nil, err
 	}
@@ -226,9 +237,12 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		res := results[i]
 		// For the next refresh: the rules' verdict at this path is known, and
 		// whether the text (every holder's) held anything at all.
+		// A duplicate the loop scanned at its own path counts what the rules
+		// found there too (a rule may depend on the path).
 		rec.scanned = true
 		for _, h := range holders(rec) {
-			h.contentClean = !found[i]
+			h.contentClean = !found[i] && h.scan == nil
+			h.scan = nil
 		}
 		for _, h := range holders(rec) {
 			// Redaction changed the shared copy: every holder reports it.
@@ -312,71 +326,115 @@ func scanStaged(ctx context.Context, sc *secrets.Scanner, name, path string) (*s
 	}
 }
 
-// maxCountBytes bounds one token count in remeasure: a 200 MB line is
-// counted in pieces cut at rune boundaries (as normalize cuts a line
-// without newlines), so memory stays bounded and a cancelled run stops
-// between pieces.
-const maxCountBytes = 1 << 20
+// maxRecountBytes bounds the staged copies redact reads whole to adjust
+// their counts; a larger one is redacted as a stream and measured again.
+const maxRecountBytes = 4 << 20
 
-// remeasure refreshes what redaction changed in a staged copy: its hash,
-// size, lines (a private key block collapses to one line) and tokens.
+// redact masks fs in rec's staged copy ([REDACTED:rule-id], overlaps as
+// their union) and refreshes what that changed: hash, size, lines (a
+// private key block collapses to one line) and tokens. The count is
+// adjusted by the masked spans only (tokens.Recount), not counted again.
+func (e *Env) redact(ctx context.Context, rec *Record, fs []secrets.Finding) error {
+	name := e.treePath(rec)
+	if rec.OutSize > maxRecountBytes {
+		if err := secrets.RedactFile(name, fs); err != nil {
+			return fmt.Errorf("secrets %s: %w", rec.Path, err)
+		}
+		return e.remeasure(ctx, rec)
+	}
+	text, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("secrets %s: %w", rec.Path, err)
+	}
+	masks := secrets.Masks(fs, int64(len(text)))
+	edits := make([]tokens.Edit, len(masks))
+	for i, m := range masks {
+		edits[i] = tokens.Edit{Start: int(m.Start), End: int(m.End), Repl: m.Text}
+	}
+	redacted := []byte(tokens.Apply(string(text), edits))
+	if err := replaceFile(name, redacted); err != nil {
+		return fmt.Errorf("secrets %s: %w", rec.Path, err)
+	}
+	rec.Tokens = tokens.RecountBytes(text, rec.Tokens, edits)
+	rec.Hash = fmt.Sprintf("%s%x", dedup.HashPrefix, blake3.Sum256(redacted))
+	rec.OutSize, rec.Lines = int64(len(redacted)), countLines(redacted)
+	return nil
+}
+
+// countLines counts lines as normalize does: newlines, plus a last line
+// without one.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// replaceFile writes data over name through a temporary file beside it
+// and a rename, so a failure leaves the original as it was.
+func replaceFile(name string, data []byte) (err error) {
+	// A short name of its own: name's base may already be 255 bytes.
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".redact-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+// remeasure measures a large redacted copy again as a stream: its hash,
+// size, lines and tokens (counted in batches cut where the counts add up,
+// as normalize counts).
 func (e *Env) remeasure(ctx context.Context, rec *Record) error {
 	f, err := os.Open(e.treePath(rec))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if rec.expect != nil {
-		// A refresh's text read again: if it was redacted into what it was
-		// last time, its size, lines and tokens are last time's.
-		h := blake3.New()
-		size, err := io.Copy(h, &sourceReader{ctx: ctx, r: f})
-		if err != nil {
-			return fmt.Errorf("secrets %s: %w", rec.Path, err)
-		}
-		if sum := fmt.Sprintf("blake3:%x", h.Sum(nil)); sum == rec.expect.Hash {
-			rec.Hash, rec.OutSize, rec.Lines, rec.Tokens, rec.uncounted = sum, size, rec.expect.Lines, rec.expect.Tokens, false
-			return nil
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-	}
-	rec.uncounted = false
 	h := blake3.New()
-	br := bufio.NewReaderSize(io.TeeReader(&sourceReader{ctx: ctx, r: f}, h), 64<<10)
-	var size int64
-	lines, toks := 0, 0
-	var line []byte // the current line, or what is left of it past maxCountBytes
-	for {
-		chunk, err := br.ReadSlice('\n')
-		size += int64(len(chunk))
-		line = append(line, chunk...)
-		switch {
-		case len(chunk) > 0 && chunk[len(chunk)-1] == '\n', err == io.EOF && len(line) > 0:
-			lines++
-			toks += tokens.Count(string(line))
-			line = line[:0]
-		case len(line) >= maxCountBytes:
-			cut := len(line) // at a rune boundary; an incomplete last rune waits for the next piece
-			last := cut - 1
-			for last > 0 && !utf8.RuneStart(line[last]) {
-				last--
-			}
-			if !utf8.FullRune(line[last:]) {
-				cut = last
-			}
-			toks += tokens.Count(string(line[:cut]))
-			line = append(line[:0], line[cut:]...)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil && err != bufio.ErrBufferFull {
-			return fmt.Errorf("secrets %s: %w", rec.Path, err)
-		}
+	var counter tokens.Counter
+	var lines lineCounter
+	size, err := io.Copy(io.MultiWriter(h, &counter, &lines), &sourceReader{ctx: ctx, r: f})
+	if err != nil {
+		return fmt.Errorf("secrets %s: %w", rec.Path, err)
 	}
-	rec.Hash = fmt.Sprintf("blake3:%x", h.Sum(nil))
-	rec.OutSize, rec.Lines, rec.Tokens = size, lines, toks
+	rec.Hash = fmt.Sprintf("%s%x", dedup.HashPrefix, h.Sum(nil))
+	rec.OutSize, rec.Lines, rec.Tokens = size, lines.total(), counter.Total()
 	return nil
+}
+
+// lineCounter counts lines as normalize does.
+type lineCounter struct {
+	n        int
+	openLine bool // the text so far ends inside a line
+}
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		l.n += bytes.Count(p, []byte{'\n'})
+		l.openLine = p[len(p)-1] != '\n'
+	}
+	return len(p), nil
+}
+
+func (l *lineCounter) total() int {
+	if l.openLine {
+		return l.n + 1
+	}
+	return l.n
 }

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -139,17 +138,6 @@ func benchTriage(b *testing.B, dir string) {
 	}
 	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	reportCPU(b, len(recs), cpu)
-}
-
-// cpuTime is the process's user and system CPU time so far. The machine is
-// shared, so besides files/s (wall) the benchmarks report files per CPU
-// second, which other processes do not dilute.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportCPU adds the files/cpu-s metric for files handled per iteration.

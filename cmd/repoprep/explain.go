@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -16,30 +15,29 @@ import (
 // says which rule decided each path's category and reason. Exit 1 when a
 // path is not in the tree.
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("explain", "[flags] PATH...", `
+Says what repoprep run would make of each PATH (relative to --src, as
+files.json writes it, or absolute inside it) and which rule decided: a
+pruned directory above it, a vendoring directory, a junk name, the content
+type, the language... SRC's .repoprep.toml and --rules apply as in a run.`,
+		[]exitDoc{{exitOK, "every path explained"}, {exitFailed, "a path is not in the tree"}, {exitUsage, "usage error, a path outside --src, or a bad rules file"}})
 	var (
 		opts   pipeline.ExplainOptions
 		asJSON bool
 	)
-	fs.StringVar(&opts.Root, "src", ".", "`DIR` the source tree the paths are in")
-	fs.StringVar(&opts.RulesFile, "rules", "", "TOML `FILE` of extra rules, as for run")
+	fs.StringVar(&opts.Root, "src", ".", "the source tree the paths are in")
+	fs.doc("src", "", "DIR", "")
+	fs.StringVar(&opts.RulesFile, "rules", "", "TOML rules, as for run")
+	fs.doc("rules", "", "FILE", "")
 	fs.BoolVar(&opts.NoIgnore, "no-ignore", false, "do not honour .gitignore / .ignore files, as for run")
+	fs.doc("no-ignore", "", "", "")
 	fs.BoolVar(&asJSON, "json", false, "print the explanations as JSON")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: repoprep explain [--src DIR] [--rules FILE] [--no-ignore] [--json] PATH...\n\n"+
-			"Says what `repoprep run` would make of each PATH (relative to --src, as\n"+
-			"files.json writes it) and which rule decided: a pruned directory above it,\n"+
-			"a vendoring directory, a junk name, the content type, the language...\n"+
-			"The repository's .repoprep.toml and --rules are applied as in a run.\n\n")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args); !ok {
+	fs.doc("json", "", "", "")
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "repoprep: explain takes at least one path")
-		fs.Usage()
+		fs.usageError(stderr, "at least one path")
 		return exitUsage
 	}
 	xs, err := pipeline.Explain(ctx, opts, fs.Args())

@@ -5,14 +5,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
+	"text/tabwriter"
 )
 
 // Exit codes, as SPEC.md fixes them, and exitBusy.
@@ -39,70 +40,111 @@ func main() {
 	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
+	// REPOPREP_MEMPROFILE=FILE writes the heap profile at the end: what
+	// the command allocated, by call site (go tool pprof -sample_index
+	// alloc_space), and what was still live.
+	if name := os.Getenv("REPOPREP_MEMPROFILE"); name != "" {
+		if f, err := os.Create(name); err == nil {
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	stop()
 	os.Exit(code)
 }
 
-const usage = `usage: repoprep <command> [flags] [args]
+// command is one subcommand: its line in the top-level usage and what
+// runs it. Each command's own help (flags, exit codes) comes from running
+// it with -h, so `repoprep help CMD` and `repoprep CMD -h` are one text.
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
 
-commands:
-  run [flags] [SRC]           build and publish a snapshot of SRC (default ".")
-  serve [flags] OUT           serve a snapshot over MCP (stdio or --http) and JSON
-  read OUT PATH[:START-END]   print one read_file answer
-  verify OUT                  check that a published snapshot is whole
-  explain [--src DIR] PATH... which rule decides each path's category and reason
-  baseline [-o FILE] OUT      write OUT's secret fingerprints as a baseline for run --baseline
-  rules [--rules FILE]        print the effective secret rules as TOML
-  version                     print the version
+var commands = []command{
+	{"run", "[flags] [SRC]", "build and publish a snapshot of SRC (default \".\")", runRun},
+	{"serve", "[flags] OUT", "serve a snapshot to agents: MCP over stdio, or --http ADDR", runServe},
+	{"read", "[flags] OUT PATH[:START-END]", "print one read_file answer", runRead},
+	{"verify", "OUT", "check that a published snapshot is whole", runVerify},
+	{"explain", "[flags] PATH...", "say which rule decides each path's category and reason", runExplain},
+	{"baseline", "[-o FILE] OUT", "write OUT's secret fingerprints as a baseline for run --baseline", withoutCtx(runBaseline)},
+	{"rules", "[--rules FILE]", "print the effective secret rules as TOML", withoutCtx(runRules)},
+	{"version", "", "print the version, commit and Go version", runVersion},
+	{"help", "[COMMAND]", "print this, or a command's flags and exit codes", nil}, // runHelp: it reads this table
+}
 
-Run 'repoprep <command> -h' for a command's flags.
-`
+func withoutCtx(f func(args []string, stdout, stderr io.Writer) int) func(context.Context, []string, io.Writer, io.Writer) int {
+	return func(_ context.Context, args []string, stdout, stderr io.Writer) int { return f(args, stdout, stderr) }
+}
+
+// printUsage writes the top-level usage: every command with its summary.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, "usage: repoprep <command> [flags] [args]\n\n"+
+		"repoprep prepares a repository for an LLM: run builds a clean, indexed,\n"+
+		"read-only snapshot of a source tree; serve hands it to agents.\n\ncommands:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s %s\t%s\n", c.name, c.args, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprint(w, "\nRun 'repoprep help <command>' for its flags and exit codes.\n"+
+		"Exit codes: 0 success, 1 failure, 2 usage error, 3 (run) secrets found.\n")
+}
 
 // run dispatches one command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		printUsage(stderr)
 		return exitUsage
 	}
 	switch args[0] {
-	case "run":
-		return runRun(ctx, args[1:], stdout, stderr)
-	case "serve":
-		return runServe(ctx, args[1:], stdout, stderr)
-	case "read":
-		return runRead(ctx, args[1:], stdout, stderr)
-	case "verify":
-		return runVerify(ctx, args[1:], stdout, stderr)
-	case "explain":
-		return runExplain(ctx, args[1:], stdout, stderr)
-	case "baseline":
-		return runBaseline(args[1:], stdout, stderr)
-	case "rules":
-		return runRules(args[1:], stdout, stderr)
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, currentBuild())
-		return exitOK
-	case "help", "-h", "--help", "-help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	default:
-		fmt.Fprintf(stderr, "repoprep: unknown command %q\n\n%s", args[0], usage)
-		return exitUsage
+	case "--version", "-version":
+		return runVersion(ctx, nil, stdout, stderr)
+	case "-h", "--help", "-help":
+		return runHelp(ctx, nil, stdout, stderr)
+	case "help":
+		return runHelp(ctx, args[1:], stdout, stderr)
 	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "repoprep: unknown command %q\nusage: repoprep <command> [flags] [args]\nRun 'repoprep help' for the commands.\n", args[0])
+	return exitUsage
 }
 
-// parseFlags runs parseArgs for a command: ok is false when the command
-// must stop at once with code (0 after -h, 2 on a bad flag, which the flag
-// package has already reported on stderr).
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	switch err := parseArgs(fs, args); {
-	case err == nil:
-		return 0, true
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK, false
-	default:
-		return exitUsage, false
+// runHelp is `repoprep help [COMMAND]`.
+func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		printUsage(stdout)
+		return exitOK
+	case len(args) > 1:
+		fmt.Fprintf(stderr, "repoprep help: one command at a time, got %d\nusage: repoprep help [COMMAND]\n", len(args))
+		return exitUsage
 	}
+	for _, c := range commands {
+		if c.name == args[0] && c.run != nil && c.name != "version" {
+			return c.run(ctx, []string{"-h"}, stdout, stderr)
+		}
+	}
+	if args[0] == "help" || args[0] == "version" {
+		printUsage(stdout)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "repoprep help: unknown command %q\nRun 'repoprep help' for the commands.\n", args[0])
+	return exitUsage
+}
+
+// runVersion is `repoprep version`.
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "repoprep version: no arguments, got %s\nusage: repoprep version\n", strings.Join(args, " "))
+		return exitUsage
+	}
+	fmt.Fprintln(stdout, currentBuild())
+	return exitOK
 }
 
 // parseArgs parses flags wherever they stand among the positional

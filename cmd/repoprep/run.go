@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,10 +18,17 @@ import (
 	"github.com/repoprep/repoprep/pipeline"
 )
 
+const runAbout = `
+Builds a clean, indexed, read-only snapshot of the source tree SRC (default
+".") and publishes it atomically to OUT: files.json, REPO_MAP.md,
+oversize.json, secrets.json, secrets.sarif, report.json, instructions.json,
+search.index, lines.json and tree/. SRC is never written. On a terminal the
+run ends with an audit of what was staged, left out and found.
+docs/cli.md describes every flag; docs/output.md every file and field.`
+
 // runRun is `repoprep run [flags] [SRC]`.
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run", "[flags] [SRC]", runAbout, runExits)
 	var (
 		opts         pipeline.Options
 		maxText      = sizeFlag(2 << 20)
@@ -31,22 +37,35 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		asJSON       bool
 		quiet        bool
 	)
-	fs.StringVar(&opts.OutDir, "out", "", "`DIR` the snapshot is published to (default: $XDG_CACHE_HOME/repoprep/<name>-<hash>, printed at the end)")
-	fs.StringVar(&opts.OutDir, "o", "", "shorthand for --out")
-	fs.IntVar(&opts.Workers, "workers", 0, "size of each stage's worker pool (default: number of CPUs)")
-	fs.Var(&maxText, "max-text-bytes", "text files larger than `N` bytes are oversize (suffixes K, M, G; default 2M)")
-	fs.IntVar(&opts.PreviewLines, "preview-lines", 100, "lines of preview per oversize file")
-	fs.StringVar(&opts.Secrets, "secrets", "redact", "`MODE`: redact, report or exclude")
+	fs.StringVar(&opts.OutDir, "out", "", "where the snapshot is published (one per source tree by default), printed at the end; never scanned when inside SRC")
+	fs.doc("out", "o", "DIR", "$XDG_CACHE_HOME/repoprep/<name>-<hash>")
+	fs.IntVar(&opts.Workers, "workers", 0, "size of each stage's worker pool")
+	fs.doc("workers", "", "N", "one per CPU")
+	fs.Var(&maxText, "max-text-bytes", "text larger than this is staged but flagged oversize (suffixes K, M, G)")
+	fs.doc("max-text-bytes", "", "N", "2M")
+	fs.IntVar(&opts.PreviewLines, "preview-lines", 100, "lines of preview per oversize file in oversize.json")
+	fs.doc("preview-lines", "", "N", "")
+	fs.StringVar(&opts.Secrets, "secrets", "redact", "redact masks findings in the staged copy, report only lists them, exclude keeps the file out")
+	fs.doc("secrets", "", "MODE", "")
 	addSecretFlags(fs, &opts, &sf)
 	fs.BoolVar(&opts.NoIgnore, "no-ignore", false, "do not honour .gitignore / .ignore files")
+	fs.doc("no-ignore", "", "", "")
 	fs.BoolVar(&opts.Full, "full", false, "read every file again, reusing nothing from the previous snapshot at OUT (the snapshot is the same)")
-	fs.StringVar(&opts.RulesFile, "rules", "", "TOML `FILE` of extra rules merged over the defaults")
-	fs.StringVar(&progressMode, "progress", "auto", "`MODE`: auto (bar only on a terminal), always, never")
-	fs.BoolVar(&asJSON, "json", false, "print the run summary as JSON on stdout")
-	fs.BoolVar(&quiet, "quiet", false, "no progress, only errors on stderr")
-	fs.BoolVar(&quiet, "q", false, "shorthand for --quiet")
-	if code, ok := parseFlags(fs, args); !ok {
+	fs.doc("full", "", "", "")
+	fs.StringVar(&opts.RulesFile, "rules", "", "TOML rules merged over the defaults and SRC's .repoprep.toml")
+	fs.doc("rules", "", "FILE", "")
+	fs.StringVar(&progressMode, "progress", "auto", "auto (a bar only when stderr is a terminal), always or never")
+	fs.doc("progress", "", "MODE", "")
+	fs.BoolVar(&asJSON, "json", false, "print report.json's summary on stdout instead of the audit")
+	fs.doc("json", "", "", "")
+	fs.BoolVar(&quiet, "quiet", false, "no progress and no audit; only errors on stderr")
+	fs.doc("quiet", "q", "", "")
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
+	}
+	if opts.OutDir == "-" {
+		fs.usageError(stderr, "-o -: a snapshot is a directory tree and cannot go to stdout; give a directory, or use --json for the summary on stdout")
+		return exitUsage
 	}
 	switch fs.NArg() {
 	case 0:
@@ -54,22 +73,22 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case 1:
 		opts.Root = fs.Arg(0)
 	default:
-		fmt.Fprintf(stderr, "repoprep: run takes one source directory, got %d: %s\n", fs.NArg(), strings.Join(fs.Args(), " "))
+		fs.usageError(stderr, fmt.Sprintf("one source directory, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " ")))
 		return exitUsage
 	}
 	if opts.Workers < 0 || opts.PreviewLines < 0 {
-		fmt.Fprintf(stderr, "repoprep: --workers and --preview-lines take a positive number (0 means the default)\n")
+		fs.usageError(stderr, "--workers and --preview-lines take a positive number (0 means the default)")
 		return exitUsage
 	}
 	switch progressMode {
 	case "auto", "always", "never":
 	default:
-		fmt.Fprintf(stderr, "repoprep: --progress %q: want auto, always or never\n", progressMode)
+		fs.usageError(stderr, fmt.Sprintf("--progress %q: want auto, always or never", progressMode))
 		return exitUsage
 	}
 	failKinds, err := sf.failKinds()
 	if err != nil {
-		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		fs.usageError(stderr, err.Error())
 		return exitUsage
 	}
 	if opts.FingerprintKey, err = fingerprintKey(); err != nil {
@@ -78,6 +97,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts.MaxTextBytes = int64(maxText)
 	opts.Version = currentBuild().Version
+	if os.Getenv("GOMEMLIMIT") == "" { // the user's own limit wins
+		opts.MemoryLimit = runMemoryLimit
+	}
 	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if !quiet && (progressMode == "always" || progressMode == "auto" && isTerminal(stderr)) {
 		opts.Progress = newProgress(stderr)
@@ -139,3 +161,10 @@ func (s *sizeFlag) Set(v string) error {
 	*s = sizeFlag(n * mult)
 	return nil
 }
+
+// runMemoryLimit is the base of the soft memory limit a run sets (see
+// pipeline.Options.MemoryLimit): the Go runtime otherwise lets the heap
+// grow to twice what is live before collecting, and most of what is live
+// is fixed tables (the tokenizer's codec, go-enry's, the rules), so a run
+// over GOROOT/src peaked near 240 MB where 190 MB does the same work.
+const runMemoryLimit = 120 << 20

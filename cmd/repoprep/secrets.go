@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/pipeline"
 	"github.com/repoprep/repoprep/rules"
@@ -26,11 +26,15 @@ type secretFlags struct {
 	failOn        string // comma-separated kinds; "" = --fail-on not given
 }
 
-func addSecretFlags(fs *flag.FlagSet, opts *pipeline.Options, sf *secretFlags) {
+func addSecretFlags(fs *flags, opts *pipeline.Options, sf *secretFlags) {
 	fs.BoolVar(&sf.failOnSecrets, "fail-on-secrets", false, "exit 3 when a credential is found (the snapshot is still published); see --fail-on")
-	fs.StringVar(&sf.failOn, "fail-on", "", "exit 3 when a finding of these `KINDS` is found: credential (the default of --fail-on-secrets) or pii (credentials and personal data)")
-	fs.StringVar(&opts.PII, "pii", "", "`MODE` for personal data (addresses, phone numbers): redact, report or off (default: as --secrets, exclude meaning redact)")
-	fs.StringVar(&opts.Baseline, "baseline", "", "`FILE` (from `repoprep baseline`, or a secrets.json) whose findings are known: not reported, not failed on")
+	fs.doc("fail-on-secrets", "", "", "")
+	fs.StringVar(&sf.failOn, "fail-on", "", "exit 3 on findings of these kinds: credential, or pii (credentials and personal data)")
+	fs.doc("fail-on", "", "KINDS", "")
+	fs.StringVar(&opts.PII, "pii", "", "personal data (internal addresses, phone numbers): redact, report or off")
+	fs.doc("pii", "", "MODE", "as --secrets, exclude meaning redact")
+	fs.StringVar(&opts.Baseline, "baseline", "", "findings whose fingerprints FILE lists (from repoprep baseline, or a secrets.json) are not reported or failed on")
+	fs.doc("baseline", "", "FILE", "")
 }
 
 // failKinds returns the kinds whose findings fail the run, nil for none, or a usage error.
@@ -84,20 +88,24 @@ func failing(fs []pipeline.PathFinding, kinds []string) int {
 // runBaseline is `repoprep baseline [-o FILE] OUT`: the baseline that accepts every
 // finding of a published snapshot, for `run --baseline`.
 func runBaseline(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("baseline", "[-o FILE] OUT", `
+Writes the fingerprints of every finding in OUT/secrets.json as a baseline
+file (schema repoprep.baseline/v1): give it to run --baseline and those
+findings are no longer reported or failed on; new ones still are.`,
+		[]exitDoc{{exitOK, "written"}, {exitFailed, "OUT is not a snapshot, or its secrets.json cannot be read, or FILE cannot be written"}, {exitUsage, "usage error"}})
 	var out string
-	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: repoprep baseline [-o FILE] OUT\n\nWrites the fingerprints of OUT/secrets.json as a baseline for run --baseline.\n\n")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args); !ok {
+	fs.StringVar(&out, "out", "", "write the baseline to FILE; - or none is stdout")
+	fs.doc("out", "o", "FILE", "")
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
+		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
 		return exitUsage
+	}
+	if err := manifest.CheckSnapshot(fs.Arg(0)); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
 	}
 	data, err := os.ReadFile(filepath.Join(fs.Arg(0), "secrets.json"))
 	if err != nil {
@@ -111,7 +119,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	}
 	b, _ := json.MarshalIndent(pipeline.NewBaseline(doc.Findings), "", "  ")
 	b = append(b, '\n')
-	if out == "" {
+	if out == "" || out == "-" {
 		stdout.Write(b)
 		return exitOK
 	}
@@ -125,15 +133,19 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 // runRules is `repoprep rules [--rules FILE]`: the effective secret rules as TOML, the
 // defaults with FILE merged over them; a rules file in itself.
 func runRules(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("rules", "[--rules FILE]", `
+Prints the effective secret rules as TOML: the embedded defaults with FILE
+merged over them, in the order they are tried. The output is a rules file
+in itself: copy a rule, change it, and pass the file to run --rules.`,
+		[]exitDoc{{exitOK, "printed"}, {exitFailed, "stdout could not be written"}, {exitUsage, "usage error, or FILE is not a valid rules file"}})
 	var extra string
-	fs.StringVar(&extra, "rules", "", "TOML `FILE` of extra rules merged over the defaults")
-	if code, ok := parseFlags(fs, args); !ok {
+	fs.StringVar(&extra, "rules", "", "TOML rules merged over the defaults")
+	fs.doc("rules", "", "FILE", "")
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "repoprep: rules takes no arguments, got %s\n", strings.Join(fs.Args(), " "))
+		fs.usageError(stderr, "no arguments, got "+strings.Join(fs.Args(), " "))
 		return exitUsage
 	}
 	rs, err := rules.Load(extra)

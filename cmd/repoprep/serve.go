@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,20 +17,21 @@ import (
 
 // serveFlags registers the read limits shared by `serve` and `read` on fs,
 // each defaulting to its REPOPREP_* environment variable when set.
-func serveFlags(fs *flag.FlagSet, o *serve.Options) func() error {
+func serveFlags(fs *flags, o *serve.Options) func() error {
 	var errs []error
-	intFlag := func(p *int, name, env string, def int, usage string) {
+	intFlag := func(p *int, name, env string, def int, value, usage string) {
 		v, err := serveEnvInt(env, def)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		fs.IntVar(p, name, v, usage+" (env "+env+")")
+		fs.IntVar(p, name, v, usage+"; env "+env)
+		fs.doc(name, "", value, "")
 	}
-	intFlag(&o.MaxFiles, "max-files", "REPOPREP_READ_MAX_FILES", 5, "files per read_file call")
-	intFlag(&o.MaxLines, "max-lines", "REPOPREP_READ_MAX_LINES", 500, "lines shown by a read without ranges")
-	intFlag(&o.DefaultBudget, "budget", "REPOPREP_READ_TOKENS", 8000, "o200k tokens per answer when a call names no budget")
-	intFlag(&o.MaxBudget, "max-budget", "REPOPREP_READ_MAX_TOKENS", 32000, "ceiling for a call's budget_tokens")
-	intFlag(&o.MaxLineChars, "max-line-chars", "REPOPREP_READ_MAX_LINE_CHARS", 2000, "characters shown per line before a cut marker")
+	intFlag(&o.MaxFiles, "max-files", "REPOPREP_READ_MAX_FILES", 5, "N", "files per read_file call")
+	intFlag(&o.MaxLines, "max-lines", "REPOPREP_READ_MAX_LINES", 500, "N", "lines shown by a read without ranges")
+	intFlag(&o.DefaultBudget, "budget", "REPOPREP_READ_TOKENS", 8000, "N", "o200k tokens per answer when a call names no budget")
+	intFlag(&o.MaxBudget, "max-budget", "REPOPREP_READ_MAX_TOKENS", 32000, "N", "the largest budget_tokens a call may ask for")
+	intFlag(&o.MaxLineChars, "max-line-chars", "REPOPREP_READ_MAX_LINE_CHARS", 2000, "N", "characters shown per line before a cut marker")
 	return func() error { return errors.Join(errs...) }
 }
 
@@ -57,8 +57,13 @@ func serveEnvString(name, def string) string {
 // runServe is `repoprep serve [flags] OUT`: MCP over stdio, or with --http
 // MCP at /mcp, the JSON API at /v1/ and /healthz.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve", "[flags] OUT", `
+Serves the snapshot OUT (made by repoprep run) to agents: MCP over stdio by
+default; with --http, MCP streamable HTTP at /mcp, the JSON API at
+POST /v1/<tool> and GET /healthz. Tools: read_file, list_files, search,
+repo_map, instructions. A snapshot republished under a running server is
+picked up by the next request. docs/serve.md has the details.`,
+		[]exitDoc{{exitOK, "stopped by SIGINT/SIGTERM, or stdin closed"}, {exitFailed, "OUT is not a readable snapshot, or the address cannot be listened on"}, {exitUsage, "usage error"}})
 	var (
 		opts      serve.Options
 		addr      string
@@ -68,25 +73,30 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		quiet     bool
 	)
 	envErr := serveFlags(fs, &opts)
-	fs.StringVar(&addr, "http", serveEnvString("REPOPREP_HTTP", ""), "serve HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of MCP over stdio (env REPOPREP_HTTP)")
+	fs.StringVar(&addr, "http", serveEnvString("REPOPREP_HTTP", ""), "serve HTTP on ADDR (e.g. 127.0.0.1:8080) instead of MCP over stdio; env REPOPREP_HTTP")
+	fs.doc("http", "", "ADDR", "")
 	body, err := serveEnvInt("REPOPREP_MAX_BODY_BYTES", 1<<20)
-	fs.IntVar(&maxBody, "max-body", body, "HTTP request body limit in bytes, and over stdio the longest line (env REPOPREP_MAX_BODY_BYTES)")
+	fs.IntVar(&maxBody, "max-body", body, "HTTP request body limit in bytes, and over stdio the longest line; env REPOPREP_MAX_BODY_BYTES")
+	fs.doc("max-body", "", "N", "")
 	inFlight, err2 := serveEnvInt("REPOPREP_MAX_IN_FLIGHT", 32)
-	fs.IntVar(&opts.MaxInFlight, "max-in-flight", inFlight, "tool calls running at once before 429 (env REPOPREP_MAX_IN_FLIGHT)")
+	fs.IntVar(&opts.MaxInFlight, "max-in-flight", inFlight, "tool calls running at once before 429; env REPOPREP_MAX_IN_FLIGHT")
+	fs.doc("max-in-flight", "", "N", "")
 	defTimeout, err3 := time.ParseDuration(serveEnvString("REPOPREP_REQUEST_TIMEOUT", "30s"))
-	fs.DurationVar(&timeout, "timeout", defTimeout, "per-call time limit (env REPOPREP_REQUEST_TIMEOUT)")
-	fs.StringVar(&logFormat, "log-format", serveEnvString("REPOPREP_LOG_FORMAT", "text"), "access log on stderr: text or json (env REPOPREP_LOG_FORMAT)")
+	fs.DurationVar(&timeout, "timeout", defTimeout, "per-call time limit; env REPOPREP_REQUEST_TIMEOUT")
+	fs.doc("timeout", "", "DURATION", "")
+	fs.StringVar(&logFormat, "log-format", serveEnvString("REPOPREP_LOG_FORMAT", "text"), "access log on stderr: text or json; env REPOPREP_LOG_FORMAT")
+	fs.doc("log-format", "", "FORMAT", "")
 	fs.BoolVar(&quiet, "quiet", false, "no access log, only errors")
-	fs.BoolVar(&quiet, "q", false, "shorthand for --quiet")
-	if code, ok := parseFlags(fs, args); !ok {
+	fs.doc("quiet", "q", "", "")
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if err := errors.Join(envErr(), err, err2, err3); err != nil {
-		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		fs.usageError(stderr, err.Error())
 		return exitUsage
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "repoprep: serve takes one snapshot directory (OUT), got %d\n", fs.NArg())
+		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
 		return exitUsage
 	}
 	level := slog.LevelInfo
@@ -100,7 +110,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "json":
 		opts.Logger = slog.New(slog.NewJSONHandler(stderr, hopts))
 	default:
-		fmt.Fprintf(stderr, "repoprep: --log-format %q: want text or json\n", logFormat)
+		fs.usageError(stderr, fmt.Sprintf("--log-format %q: want text or json", logFormat))
 		return exitUsage
 	}
 	opts.MaxBodyBytes = int64(maxBody)
@@ -135,23 +145,22 @@ var readSpec = regexp.MustCompile(`^(.+):([0-9]+)(?:-([0-9]+))?$`)
 // runRead is `repoprep read [flags] OUT PATH[:START-END]`: one read_file
 // answer on stdout, exactly as an agent would get it.
 func runRead(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("read", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: repoprep read [flags] OUT PATH[:START-END]")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("read", "[flags] OUT PATH[:START-END]", `
+Prints one read_file answer from the snapshot OUT, exactly as an agent gets
+it: numbered lines and a trailer saying what was shown and what is next.
+PATH is a path of files.json; :START-END (or :LINE) reads those lines.`,
+		[]exitDoc{{exitOK, "answered"}, {exitFailed, "OUT is not a readable snapshot, or PATH is not in it"}, {exitUsage, "usage error, or a path or range the server refuses"}})
 	var opts serve.Options
 	envErr := serveFlags(fs, &opts)
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if err := envErr(); err != nil {
-		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		fs.usageError(stderr, err.Error())
 		return exitUsage
 	}
 	if fs.NArg() != 2 {
-		fmt.Fprintf(stderr, "repoprep: read takes OUT and PATH[:START-END], got %d arguments\n", fs.NArg())
+		fs.usageError(stderr, fmt.Sprintf("OUT and PATH[:START-END], got %d arguments", fs.NArg()))
 		return exitUsage
 	}
 	req := serve.FileRequest{Path: fs.Arg(1)}
@@ -162,7 +171,7 @@ func runRead(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			end, err2 = strconv.Atoi(m[3])
 		}
 		if err1 != nil || err2 != nil {
-			fmt.Fprintf(stderr, "repoprep: bad line range in %q\n", req.Path)
+			fs.usageError(stderr, fmt.Sprintf("bad line range in %q", req.Path))
 			return exitUsage
 		}
 		req.Path, req.Ranges = m[1], [][]int{{start, end}}

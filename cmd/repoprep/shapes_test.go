@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // BenchmarkShapes runs the repoprep binary over trees of hostile shapes,
@@ -125,32 +123,29 @@ func measure(b *testing.B, name string, args ...string) (time.Duration, int64) {
 	return wall, rss
 }
 
-// mkdeep makes levels nested directories "d" under dir through directory
-// descriptors (the whole path is far over PATH_MAX), with a small file
-// every fileEvery levels.
+// mkdeep makes levels nested directories "d" under dir, one level at a
+// time through an os.Root on the level above (the whole path is far over
+// PATH_MAX), with a small file every fileEvery levels.
 func mkdeep(b *testing.B, dir string, levels, fileEvery int) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range levels {
-		if err := unix.Mkdirat(fd, "d", 0o755); err != nil {
+		if err := r.Mkdir("d", 0o755); err != nil {
 			b.Fatal(err)
 		}
-		next, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		next, err := r.OpenRoot("d")
 		if err != nil {
 			b.Fatal(err)
 		}
-		unix.Close(fd)
-		fd = next
+		r.Close()
+		r = next
 		if (i+1)%fileEvery == 0 {
-			f, err := unix.Openat(fd, "f.txt", unix.O_WRONLY|unix.O_CREAT, 0o644)
-			if err != nil {
+			if err := r.WriteFile("f.txt", fmt.Appendf(nil, "level %d\n", i+1), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			unix.Write(f, []byte(fmt.Sprintf("level %d\n", i+1)))
-			unix.Close(f)
 		}
 	}
-	unix.Close(fd)
+	r.Close()
 }

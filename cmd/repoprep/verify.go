@@ -2,34 +2,33 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
+	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/pipeline"
 )
 
 // runVerify is `repoprep verify OUT`: it prints each drift of a published
-// snapshot as "path: problem" and exits 1 on any, 0 when the snapshot is
-// whole.
+// snapshot as "path: problem" and exits 1 on any, or says "snapshot OK"
+// and exits 0 when the snapshot is whole.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: repoprep verify OUT\n\n"+
-			"Checks that every staged file in OUT/tree has the hash and line count\n"+
-			"files.json records, that tree/ holds nothing else, and that the index\n"+
-			"files parse with their schemas. Exits 1 on any drift.\n")
-	}
-	if code, ok := parseFlags(fs, args); !ok {
+	fs := newFlags("verify", "OUT", `
+Checks that a published snapshot is whole: every staged file in OUT/tree has
+the hash, line and token counts files.json records, tree/ holds nothing
+else, and every index file parses with its schema and agrees with
+files.json. Prints each drift as "path: problem".`,
+		[]exitDoc{{exitOK, "the snapshot is whole"}, {exitFailed, "drift found, or OUT is not a snapshot"}, {exitUsage, "usage error"}})
+	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "repoprep: verify takes one snapshot directory, got %d\n", fs.NArg())
-		fs.Usage()
+		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
 		return exitUsage
 	}
-	drifts, err := pipeline.Verify(ctx, fs.Arg(0))
+	out := fs.Arg(0)
+	drifts, err := pipeline.Verify(ctx, out)
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		return exitFailed
@@ -38,8 +37,21 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stdout, d)
 	}
 	if len(drifts) > 0 {
-		fmt.Fprintf(stderr, "repoprep: %s: %d drift(s) from files.json\n", fs.Arg(0), len(drifts))
+		fmt.Fprintf(stderr, "repoprep: %s: %d drift(s) from files.json\n", out, len(drifts))
 		return exitFailed
 	}
+	// Whole, so files.json parses; count what was checked.
+	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed
+	}
+	staged := 0
+	for _, e := range m.Files {
+		if e.Staged {
+			staged++
+		}
+	}
+	fmt.Fprintf(stdout, "%s: snapshot OK (%d files, %d staged)\n", out, len(m.Files), staged)
 	return exitOK
 }

@@ -71,7 +71,8 @@ func FindKnown(ctx context.Context, files []File, workers int, sums [][32]byte, 
 }
 
 // Group is Find for files already hashed: sums[i] is the BLAKE3-256 of
-// files[i]'s content (Name is not read).
+// files[i]'s content (Name is not read). The pipeline's one-read loop
+// hashes each staged text while it holds it, and groups them here.
 func Group(files []File, sums [][32]byte) (Result, error) {
 	res := Result{
 		Hash:        make(map[string]string, len(files)),

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -131,5 +132,38 @@ func TestErrors(t *testing.T) {
 	cancel()
 	if _, err := Find(ctx, files, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+// Group, given the hashes, answers what Find answers by reading the files.
+func TestGroupMatchesFind(t *testing.T) {
+	dir := t.TempDir()
+	contents := map[string]string{"a/x.txt": "same\n", "b.txt": "same\n", "c/d/e.txt": "same\n", "f.txt": "other\n", "g.txt": "", "h.txt": ""}
+	var files []File
+	var sums [][32]byte
+	for p, c := range contents {
+		name := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, File{Path: p, Name: name, Size: int64(len(c))})
+		sums = append(sums, blake3.Sum256([]byte(c)))
+	}
+	want, err := Find(context.Background(), files, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Group(files, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Group = %+v\nFind = %+v", got, want)
+	}
+	if got.DuplicateOf["a/x.txt"] != "b.txt" || len(got.DuplicateOf) != 2 {
+		t.Errorf("duplicates = %v, want a/x.txt and c/d/e.txt of b.txt", got.DuplicateOf)
 	}
 }

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+	"slices"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 func mustT(t testing.TB, err error) {
@@ -29,9 +26,9 @@ func openTree(t testing.TB, dir string, opts Options) *Tree {
 
 func lstatID(t testing.TB, p string) ID {
 	t.Helper()
-	var st unix.Stat_t
-	mustT(t, unix.Lstat(p, &st))
-	return IDOf(&st)
+	st, err := Lstat(p)
+	mustT(t, err)
+	return st.ID
 }
 
 func openFDs(t testing.TB) int {
@@ -40,55 +37,6 @@ func openFDs(t testing.TB) int {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
 	return len(entries)
-}
-
-// TestOpenFile: a regular file opens, blocking (so the runtime never polls
-// it); anything else at the name is refused without being read or
-// blocking on: a symlink (even to a file inside), a FIFO, a directory, or
-// another file than the one the caller saw.
-func TestOpenFile(t *testing.T) {
-	dir := t.TempDir()
-	mustT(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("hello\n"), 0o644))
-	mustT(t, os.WriteFile(filepath.Join(dir, "other.txt"), []byte("other\n"), 0o644))
-	mustT(t, os.Symlink("f.txt", filepath.Join(dir, "link")))
-	mustT(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
-	mustT(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-	tr := openTree(t, dir, Options{})
-	root := tr.Root()
-
-	f, err := root.OpenFile("f.txt", lstatID(t, filepath.Join(dir, "f.txt")))
-	mustT(t, err)
-	flags, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
-	mustT(t, err)
-	if flags&unix.O_NONBLOCK != 0 {
-		t.Error("a regular file is left non-blocking")
-	}
-	f.Close()
-
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for name, want := range map[string]error{
-			"link": ErrReplaced, "fifo": ErrNotRegular, "sub": ErrNotRegular, "missing": os.ErrNotExist,
-		} {
-			if _, err := root.OpenFile(name, ID{}); !errors.Is(err, want) {
-				t.Errorf("OpenFile(%s) = %v, want %v", name, err, want)
-			}
-		}
-		if _, err := root.OpenFile("other.txt", lstatID(t, filepath.Join(dir, "f.txt"))); !errors.Is(err, ErrReplaced) {
-			t.Errorf("another file under the name: %v, want ErrReplaced", err)
-		}
-		for _, name := range []string{"..", ".", "sub/../f.txt", ""} {
-			if _, err := root.OpenFile(name, ID{}); err == nil {
-				t.Errorf("OpenFile(%q) opened a path, not a component", name)
-			}
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("an open blocked (the FIFO?)")
-	}
 }
 
 // TestReopenChecksIdentity: a directory whose descriptor was evicted is
@@ -144,52 +92,100 @@ func TestDescriptorsBounded(t *testing.T) {
 	}
 }
 
-// TestShedsCacheWhenOutOfDescriptors: a process out of descriptors gives
-// back its cached directories and the open goes through; one with nothing
-// to give back fails with EMFILE, which IsResource reports.
-func TestShedsCacheWhenOutOfDescriptors(t *testing.T) {
+// TestStat: Lstat by path and Dir.Lstat agree with os.Lstat on type and
+// size, never follow a symlink, and give the same identity for the same
+// file and another one for another file (os.SameFile decides).
+func TestStat(t *testing.T) {
 	dir := t.TempDir()
-	for i := range 40 {
-		mustT(t, os.Mkdir(filepath.Join(dir, fmt.Sprintf("d%02d", i)), 0o755))
+	mustT(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("hello\n"), 0o644))
+	mustT(t, os.WriteFile(filepath.Join(dir, "g.txt"), nil, 0o644))
+	mustT(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	names := []string{"f.txt", "g.txt", "sub"}
+	if err := os.Symlink("f.txt", filepath.Join(dir, "link")); err == nil {
+		names = append(names, "link")
+	} else {
+		t.Logf("no symlink (%v): not checked", err)
 	}
-	tr := openTree(t, dir, Options{MaxOpenDirs: 1000})
-	for i := range 39 {
-		_, err := tr.Root().Child(fmt.Sprintf("d%02d", i), ID{}).ReadDir()
+	if err := os.Symlink("sub", filepath.Join(dir, "dirlink")); err == nil {
+		names = append(names, "dirlink")
+	}
+	tr := openTree(t, dir, Options{})
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
 		mustT(t, err)
-	}
-	var old unix.Rlimit
-	mustT(t, unix.Getrlimit(unix.RLIMIT_NOFILE, &old))
-	defer unix.Setrlimit(unix.RLIMIT_NOFILE, &old)
-	// The next descriptor would be the lowest free one: a limit at its
-	// number leaves none.
-	lowestFree := func() uint64 {
-		fd, err := unix.Dup(0)
+		byPath, err := Lstat(p)
 		mustT(t, err)
-		unix.Close(fd)
-		return uint64(fd)
+		inDir, err := tr.Root().Lstat(name)
+		mustT(t, err)
+		if byPath != inDir {
+			t.Errorf("%s: Lstat = %+v, Dir.Lstat = %+v", name, byPath, inDir)
+		}
+		if inDir.Type != fi.Mode().Type() {
+			t.Errorf("%s: type %v, os.Lstat says %v", name, inDir.Type, fi.Mode().Type())
+		}
+		if fi.Mode().IsRegular() && inDir.Size != fi.Size() {
+			t.Errorf("%s: size %d, os.Lstat says %d", name, inDir.Size, fi.Size())
+		}
+		if inDir.IsDir() != fi.IsDir() || inDir.IsRegular() != fi.Mode().IsRegular() || inDir.IsSymlink() != (fi.Mode()&os.ModeSymlink != 0) {
+			t.Errorf("%s: IsDir/IsRegular/IsSymlink disagree with %v", name, fi.Mode())
+		}
+		for _, other := range names {
+			ofi, err := os.Lstat(filepath.Join(dir, other))
+			mustT(t, err)
+			ost, err := Lstat(filepath.Join(dir, other))
+			mustT(t, err)
+			if same := ost.ID == inDir.ID; same != os.SameFile(fi, ofi) {
+				t.Errorf("%s and %s: same identity %v, os.SameFile %v", name, other, same, !same)
+			}
+		}
 	}
-	mustT(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: lowestFree(), Max: old.Max}))
-	if _, err := tr.Root().Child("d39", ID{}).ReadDir(); err != nil {
-		t.Errorf("with 39 cached descriptors to give back: %v", err)
-	}
-	mustT(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &old))
-	tr.shed()
-	mustT(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: lowestFree(), Max: old.Max}))
-	_, err := tr.Root().Child("d00", ID{}).ReadDir()
-	mustT(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &old))
-	if !IsResource(err) || !errors.Is(err, unix.EMFILE) {
-		t.Errorf("out of descriptors with none cached: %v, want EMFILE", err)
+	if _, err := Lstat(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Lstat(missing) = %v, want ErrNotExist", err)
 	}
 }
 
-func TestIsResource(t *testing.T) {
-	for err, want := range map[error]bool{
-		unix.EMFILE: true, unix.ENFILE: true, unix.ENOMEM: true, unix.EIO: true, unix.ENOSPC: true,
-		fmt.Errorf("read x: %w", &os.PathError{Op: "read", Path: "x", Err: unix.EIO}): true,
-		unix.EACCES: false, unix.ENOENT: false, unix.ENAMETOOLONG: false, ErrReplaced: false, nil: false,
-	} {
-		if got := IsResource(err); got != want {
-			t.Errorf("IsResource(%v) = %v, want %v", err, got, want)
+// TestReadDirAgain: a cached descriptor read once lists everything again
+// (Linux rewinds it for getdents; other Unixes read through a duplicate
+// sharing its offset; Windows restarts the listing).
+func TestReadDirAgain(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for i := range 300 { // more than one buffer of entries
+		name := fmt.Sprintf("file-with-a-longish-name-%03d.txt", i)
+		want = append(want, name)
+		mustT(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+	}
+	tr := openTree(t, dir, Options{})
+	for round := range 3 {
+		names, err := tr.Root().ReadDir()
+		mustT(t, err)
+		slices.Sort(names)
+		if !slices.Equal(names, want) {
+			t.Fatalf("round %d: %d names, want %d", round, len(names), len(want))
 		}
+	}
+}
+
+// TestATimeMovedCounted: where opens can keep access times (Linux, as the
+// files' owner) none is counted; where the platform cannot (KeepsATime
+// false), every open is, so report.json's atime_not_kept says so.
+func TestATimeMovedCounted(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b", "c"} {
+		mustT(t, os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644))
+	}
+	tr := openTree(t, dir, Options{ATimeRefused: func() { t.Error("O_NOATIME refused for the files' owner") }})
+	for _, name := range []string{"a", "b", "c"} {
+		f, err := tr.Root().OpenFile(name, ID{})
+		mustT(t, err)
+		f.Close()
+	}
+	want := int64(0)
+	if !KeepsATime {
+		want = 3
+	}
+	if got := tr.ATimeMoved(); got != want {
+		t.Errorf("ATimeMoved = %d after 3 opens, want %d (KeepsATime %v)", got, want, KeepsATime)
 	}
 }

@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// maxTableDepth bounds tables nested in table cells; a document nesting
-// them deeper is refused.
-const maxTableDepth = 32
-
 // extractDOCX reads word/document.xml as a stream: paragraphs become
 // lines, heading styles Markdown headings, numbered or bulleted paragraphs
 // list items, tables Markdown tables. Deleted revisions, field codes and
@@ -35,7 +31,7 @@ func extractDOCX(b *budget, src io.ReaderAt, size int64, out *textWriter) error 
 		return err
 	}
 	defer s.Close()
-	w := &docxWriter{out: out, b: b, styles: styles}
+	w := &docxWriter{ooxmlWriter: ooxmlWriter{out: out, b: b}, styles: styles}
 	if err := walkXML(s, w.start, w.end, w.text); err != nil {
 		return err
 	}
@@ -91,23 +87,10 @@ func docxHeadingStyles(z *zipDoc) (map[string]int, error) {
 	if !z.has("word/styles.xml") {
 		return levels, nil
 	}
-	s, err := z.xml("word/styles.xml")
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	var id string
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return levels, nil
-		}
+	for e, err := range z.starts("word/styles.xml") {
 		if err != nil {
 			return nil, err
-		}
-		e, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
 		}
 		switch e.Name.Local {
 		case "style":
@@ -127,6 +110,7 @@ func docxHeadingStyles(z *zipDoc) (map[string]int, error) {
 			}
 		}
 	}
+	return levels, nil
 }
 
 // docxLevel is the heading level of a paragraph style, falling back on
@@ -146,20 +130,16 @@ func docxLevel(styles map[string]int, id string) int {
 
 // docxWriter is the state of one pass over document.xml.
 type docxWriter struct {
-	out    *textWriter
-	b      *budget
+	ooxmlWriter
 	styles map[string]int
 
-	para    strings.Builder
 	style   string
 	list    bool
 	level   int
 	outline int
 	inPara  bool
 	outer   []docxPara // paragraphs a text box's paragraphs interrupted
-	inText  bool       // inside w:t
 	inPPr   bool       // inside paragraph properties, where w:tab is a tab stop
-	tables  []*docxTable
 }
 
 // docxPara is a paragraph set aside while a text box inside it is read.
@@ -168,12 +148,6 @@ type docxPara struct {
 	style          string
 	list           bool
 	level, outline int
-}
-
-type docxTable struct {
-	tb   table
-	row  []string
-	cell strings.Builder
 }
 
 func (w *docxWriter) start(e xml.StartElement) error {
@@ -200,8 +174,6 @@ func (w *docxWriter) start(e xml.StartElement) error {
 		if n, err := strconv.Atoi(attr(e, "val")); err == nil && n < 9 {
 			w.outline = n + 1
 		}
-	case "t":
-		w.inText = true
 	case "tab":
 		if !w.inPPr {
 			w.para.WriteByte('\t')
@@ -210,45 +182,14 @@ func (w *docxWriter) start(e xml.StartElement) error {
 		w.para.WriteByte('\n')
 	case "noBreakHyphen":
 		w.para.WriteByte('-')
-	case "tbl":
-		w.tables = append(w.tables, &docxTable{})
-		if len(w.tables) > maxTableDepth {
-			return overLimit("tables nested more than %d deep", maxTableDepth)
-		}
-	case "tr":
-		if t := w.table(); t != nil {
-			t.row = t.row[:0]
-		}
-	case "tc":
-		if t := w.table(); t != nil {
-			t.cell.Reset()
-			if err := w.b.cell(1); err != nil {
-				return err
-			}
-		}
+	default:
+		return w.ooxmlWriter.start(e)
 	}
 	return nil
 }
 
-func (w *docxWriter) table() *docxTable {
-	if len(w.tables) == 0 {
-		return nil
-	}
-	return w.tables[len(w.tables)-1]
-}
-
-func (w *docxWriter) text(t []byte) error {
-	if !w.inText {
-		return nil
-	}
-	w.para.Write(t)
-	return w.b.hold(w.para.Len())
-}
-
 func (w *docxWriter) end(e xml.EndElement) error {
 	switch e.Name.Local {
-	case "t":
-		w.inText = false
 	case "pPr":
 		w.inPPr = false
 	case "p":
@@ -264,29 +205,8 @@ func (w *docxWriter) end(e xml.EndElement) error {
 			w.inPara = true
 		}
 		return err
-	case "tc":
-		if t := w.table(); t != nil {
-			t.row = append(t.row, t.cell.String())
-			return w.b.hold(t.cell.Len())
-		}
-	case "tr":
-		if t := w.table(); t != nil {
-			return t.tb.add(append([]string(nil), t.row...), w.b)
-		}
-	case "tbl":
-		if len(w.tables) == 0 {
-			return nil
-		}
-		t := w.tables[len(w.tables)-1]
-		w.tables = w.tables[:len(w.tables)-1]
-		if outer := w.table(); outer != nil {
-			// A table inside a cell: its rows go into the cell as text.
-			for _, row := range t.tb.rows {
-				addCellLine(&outer.cell, strings.Join(row, " ; "))
-			}
-			return nil
-		}
-		return t.tb.write(w.out)
+	default:
+		return w.ooxmlWriter.end(e)
 	}
 	return nil
 }
@@ -294,8 +214,7 @@ func (w *docxWriter) end(e xml.EndElement) error {
 // paragraph ends a w:p: into the current table cell, or out as a line.
 func (w *docxWriter) paragraph() error {
 	text := w.para.String()
-	if t := w.table(); t != nil {
-		addCellLine(&t.cell, text)
+	if w.tables.addToCell(text) {
 		return nil
 	}
 	if strings.TrimSpace(text) == "" {
@@ -312,15 +231,4 @@ func (w *docxWriter) paragraph() error {
 		return w.out.Line(strings.Repeat("  ", min(max(w.level, 0), 8)) + "- " + strings.TrimSpace(text))
 	}
 	return w.out.Line(text)
-}
-
-// addCellLine adds a paragraph to a table cell's text, one per line.
-func addCellLine(cell *strings.Builder, text string) {
-	if strings.TrimSpace(text) == "" {
-		return
-	}
-	if cell.Len() > 0 {
-		cell.WriteByte('\n')
-	}
-	cell.WriteString(text)
 }

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"encoding/xml"
 	"io"
 	"net/url"
 	"path"
@@ -60,71 +59,43 @@ func epubEncrypted(z *zipDoc) error {
 	if !z.has("META-INF/encryption.xml") {
 		return nil
 	}
-	s, err := z.xml("META-INF/encryption.xml")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return nil
-		}
+	for e, err := range z.starts("META-INF/encryption.xml") {
 		if err != nil {
 			return err
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "EncryptionMethod" && !fontObfuscation[attr(e, "Algorithm")] {
+		if e.Name.Local == "EncryptionMethod" && !fontObfuscation[attr(e, "Algorithm")] {
 			return encrypted("DRM-protected EPUB (%s)", attr(e, "Algorithm"))
 		}
 	}
+	return nil
 }
 
+// epubRootfile finds the package document container.xml points to.
 func epubRootfile(z *zipDoc) (string, error) {
-	s, err := z.xml("META-INF/container.xml")
-	if err != nil {
-		return "", err
-	}
-	defer s.Close()
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return "", unreadable("container.xml names no rootfile")
-		}
+	for e, err := range z.starts("META-INF/container.xml") {
 		if err != nil {
 			return "", err
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "rootfile" {
+		if e.Name.Local == "rootfile" {
 			if p := attr(e, "full-path"); p != "" && z.has(p) {
 				return p, nil
 			}
 		}
 	}
+	return "", unreadable("container.xml names no rootfile")
 }
 
 // epubSpine lists the spine's (X)HTML parts in reading order.
 func epubSpine(z *zipDoc, opf string) ([]string, error) {
-	s, err := z.xml(opf)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	dir := path.Dir(opf)
 	if dir == "." {
 		dir = ""
 	}
 	items := map[string]string{} // id -> part
 	var order []string
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			break
-		}
+	for e, err := range z.starts(opf) {
 		if err != nil {
 			return nil, err
-		}
-		e, ok := tok.(xml.StartElement)
-		if !ok {
-			continue
 		}
 		switch e.Name.Local {
 		case "item":

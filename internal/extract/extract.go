@@ -104,31 +104,22 @@ func DefaultLimits() Limits {
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.Timeout <= 0 {
-		l.Timeout = d.Timeout
-	}
-	if l.MaxInputBytes <= 0 {
-		l.MaxInputBytes = d.MaxInputBytes
-	}
-	if l.MaxInflateBytes <= 0 {
-		l.MaxInflateBytes = d.MaxInflateBytes
-	}
-	if l.MaxTextBytes <= 0 {
-		l.MaxTextBytes = d.MaxTextBytes
-	}
-	if l.MaxPages <= 0 {
-		l.MaxPages = d.MaxPages
-	}
-	if l.MaxSheets <= 0 {
-		l.MaxSheets = d.MaxSheets
-	}
-	if l.MaxCells <= 0 {
-		l.MaxCells = d.MaxCells
-	}
-	if l.MaxPDFMemory <= 0 {
-		l.MaxPDFMemory = d.MaxPDFMemory
-	}
+	limitOr(&l.Timeout, d.Timeout)
+	limitOr(&l.MaxInputBytes, d.MaxInputBytes)
+	limitOr(&l.MaxInflateBytes, d.MaxInflateBytes)
+	limitOr(&l.MaxTextBytes, d.MaxTextBytes)
+	limitOr(&l.MaxPages, d.MaxPages)
+	limitOr(&l.MaxSheets, d.MaxSheets)
+	limitOr(&l.MaxCells, d.MaxCells)
+	limitOr(&l.MaxPDFMemory, d.MaxPDFMemory)
 	return l
+}
+
+// limitOr sets a limit that is zero or negative (unset) to its default.
+func limitOr[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Meta says what produced the text, for files.json.

@@ -310,3 +310,31 @@ func TestCompileCache(t *testing.T) {
 		t.Error("compileCache with REPOPREP_WAZERO_CACHE=off is not nil")
 	}
 }
+
+// TestHTMLImpliedEndTags: HTML may leave out </td> and </tr> and may end a
+// cell it never started; a table reads as a browser shows it.
+func TestHTMLImpliedEndTags(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"no end tags", `<table><tr><td>a<td>b<tr><td>c<td>d</table>`,
+			"| a | b |\n| --- | --- |\n| c | d |\n"},
+		{"row closed by the table", `<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></table>`,
+			"| a | b |\n| --- | --- |\n| c | d |\n"},
+		{"stray end tags", `<table><tr><td>a</td></td><td>b</td></tr></tr></table>`,
+			"| a | b |\n| --- | --- |\n"},
+		{"cell without a row", `<table><td>a</td><td>b</td></table>`,
+			"| a | b |\n| --- | --- |\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			w := newTextWriter(&out, 1<<20)
+			if err := htmlText(&budget{ctx: context.Background(), lim: DefaultLimits()}, strings.NewReader(tt.in), w); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			if out.String() != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", out.String(), tt.want)
+			}
+		})
+	}
+}

@@ -59,22 +59,14 @@ type htmlWriter struct {
 	skip    atom.Atom // inside head, script, style...: the element that ends the skip
 	pre     int
 	lists   int
-	tables  []*docxTable
-}
-
-func (h *htmlWriter) table() *docxTable {
-	if len(h.tables) == 0 {
-		return nil
-	}
-	return h.tables[len(h.tables)-1]
+	tables  tableStack[*htmlTable]
 }
 
 // flush ends the current line of inline text.
 func (h *htmlWriter) flush() {
 	text := h.line.String()
 	h.line.Reset()
-	if t := h.table(); t != nil {
-		addCellLine(&t.cell, text)
+	if h.tables.addToCell(text) {
 		return
 	}
 	if strings.TrimSpace(text) == "" {
@@ -160,21 +152,23 @@ func (h *htmlWriter) start(a atom.Atom, selfClosing bool) error {
 		h.prefix = strings.Repeat("  ", min(max(h.lists-1, 0), 8)) + "- "
 	case atom.Table:
 		h.flush()
-		h.tables = append(h.tables, &docxTable{})
-		if len(h.tables) > maxTableDepth {
-			return overLimit("tables nested more than %d deep", maxTableDepth)
-		}
+		return h.tables.push(&htmlTable{})
 	case atom.Tr:
 		h.flush()
-		if t := h.table(); t != nil {
-			t.row = t.row[:0]
+		if err := h.closeRow(); err != nil {
+			return err
 		}
+		h.openRow()
 	case atom.Td, atom.Th:
 		h.flush()
-		if t := h.table(); t != nil {
-			t.cell.Reset()
-			return h.b.cell(1)
+		if err := h.closeCell(); err != nil {
+			return err
 		}
+		h.openRow()
+		if t := h.tables.top(); t != nil {
+			t.inCell = true
+		}
+		return h.tables.startCell(h.b)
 	case atom.P, atom.Div, atom.Section, atom.Article, atom.Blockquote, atom.Dl, atom.Dt, atom.Dd,
 		atom.Figure, atom.Figcaption, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main, atom.Hr:
 		h.flush()
@@ -201,35 +195,63 @@ func (h *htmlWriter) end(a atom.Atom) error {
 		h.lists = max(h.lists-1, 0)
 	case atom.Td, atom.Th:
 		h.flush()
-		if t := h.table(); t != nil {
-			t.row = append(t.row, t.cell.String())
-			t.cell.Reset()
-			return h.b.hold(len(t.row[len(t.row)-1]))
-		}
+		return h.closeCell()
 	case atom.Tr:
 		h.flush()
-		if t := h.table(); t != nil && len(t.row) > 0 {
-			err := t.tb.add(append([]string(nil), t.row...), h.b)
-			t.row = t.row[:0]
-			return err
-		}
+		return h.closeRow()
 	case atom.Table:
 		h.flush()
-		if len(h.tables) == 0 {
-			return nil
+		if err := h.closeRow(); err != nil {
+			return err
 		}
-		t := h.tables[len(h.tables)-1]
-		h.tables = h.tables[:len(h.tables)-1]
-		if outer := h.table(); outer != nil {
-			for _, row := range t.tb.rows {
-				addCellLine(&outer.cell, strings.Join(row, " ; "))
-			}
-			return nil
+		if tb := h.tables.pop(); tb != nil {
+			return tb.write(h.out)
 		}
-		return t.tb.write(h.out)
 	case atom.Li, atom.P, atom.Div, atom.Section, atom.Article, atom.Blockquote, atom.Dl, atom.Dt, atom.Dd,
 		atom.Figure, atom.Figcaption, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main:
 		h.flush()
 	}
 	return nil
+}
+
+// htmlTable is an HTML table being read. Unlike XML, HTML leaves end tags
+// out (<td>a<td>b, a row without </tr>, a table closed inside a cell) and
+// has stray ones (a </td> with no cell open), so the writer tracks which
+// row and cell are open: a new cell ends the open one, a new row or the
+// table's end ends the open row, and an end tag with nothing open does
+// nothing, as an HTML parser's implied end tags do.
+type htmlTable struct {
+	openTable
+	inRow, inCell bool
+}
+
+// openRow starts a row of the innermost table unless one is open.
+func (h *htmlWriter) openRow() {
+	if t := h.tables.top(); t != nil && !t.inRow {
+		h.tables.startRow()
+		t.inRow = true
+	}
+}
+
+// closeCell ends the innermost table's open cell, if any.
+func (h *htmlWriter) closeCell() error {
+	t := h.tables.top()
+	if t == nil || !t.inCell {
+		return nil
+	}
+	t.inCell = false
+	return h.tables.endCell(h.b)
+}
+
+// closeRow ends the innermost table's open cell and row, if any.
+func (h *htmlWriter) closeRow() error {
+	if err := h.closeCell(); err != nil {
+		return err
+	}
+	t := h.tables.top()
+	if t == nil || !t.inRow {
+		return nil
+	}
+	t.inRow = false
+	return h.tables.endRow(h.b)
 }

@@ -63,23 +63,15 @@ func odfEncrypted(z *zipDoc) error {
 	if !z.has("META-INF/manifest.xml") {
 		return nil
 	}
-	s, err := z.xml("META-INF/manifest.xml")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return nil
-		}
+	for e, err := range z.starts("META-INF/manifest.xml") {
 		if err != nil {
 			return err
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "encryption-data" {
+		if e.Name.Local == "encryption-data" {
 			return encrypted("password-protected OpenDocument (the manifest lists encrypted parts)")
 		}
 	}
+	return nil
 }
 
 type odfPara struct {
@@ -88,11 +80,11 @@ type odfPara struct {
 	item    string // list item prefix for the first line, "" when none
 }
 
+// odfTable is an open table with the repeats of the row and cell being
+// read: ODF writes a run of equal rows or cells once, with a count.
 type odfTable struct {
-	tb           table
-	row          []string
+	openTable
 	rowRepeat    int
-	cell         strings.Builder
 	cellRepeat   int
 	pendingEmpty int // empty cells not yet written: only content after them makes them count
 }
@@ -103,7 +95,7 @@ type odfWriter struct {
 	mode odfMode
 
 	paras     []*odfPara
-	tables    []*odfTable
+	tables    tableStack[*odfTable]
 	lists     int  // list nesting depth
 	newItem   bool // the next paragraph starts a list item
 	skip      int  // depth inside a subtree left out
@@ -164,17 +156,16 @@ func (w *odfWriter) start(e xml.StartElement) error {
 			}
 			w.out.Marker("sheet", w.sheets, attr(e, "name"))
 		}
-		w.tables = append(w.tables, &odfTable{})
-		if len(w.tables) > maxTableDepth {
-			return overLimit("tables nested more than %d deep", maxTableDepth)
+		if err := w.tables.push(&odfTable{}); err != nil {
+			return err
 		}
 	case "table-row":
-		if t := w.table(); t != nil {
+		if t := w.tables.top(); t != nil {
 			t.row, t.pendingEmpty = t.row[:0], 0
 			t.rowRepeat = repeatAttr(e, "number-rows-repeated")
 		}
 	case "table-cell", "covered-table-cell":
-		if t := w.table(); t != nil {
+		if t := w.tables.top(); t != nil {
 			t.cell.Reset()
 			t.cellRepeat = repeatAttr(e, "number-columns-repeated")
 		}
@@ -210,13 +201,6 @@ func (w *odfWriter) para() *odfPara {
 	return w.paras[len(w.paras)-1]
 }
 
-func (w *odfWriter) table() *odfTable {
-	if len(w.tables) == 0 {
-		return nil
-	}
-	return w.tables[len(w.tables)-1]
-}
-
 func (w *odfWriter) text(t []byte) error {
 	p := w.para()
 	if w.skip > 0 || p == nil {
@@ -250,29 +234,22 @@ func (w *odfWriter) end(e xml.EndElement) error {
 	case "list":
 		w.lists--
 	case "table-cell", "covered-table-cell":
-		if t := w.table(); t != nil {
+		if t := w.tables.top(); t != nil {
 			return w.cellEnd(t)
 		}
 	case "table-row":
-		if t := w.table(); t != nil {
+		if t := w.tables.top(); t != nil {
 			return w.rowEnd(t)
 		}
 	case "table":
-		if len(w.tables) == 0 {
-			return nil
+		tb := w.tables.pop()
+		if tb == nil {
+			return nil // nested: its rows went into the outer table's cell
 		}
-		t := w.tables[len(w.tables)-1]
-		w.tables = w.tables[:len(w.tables)-1]
-		if outer := w.table(); outer != nil {
-			for _, row := range t.tb.rows {
-				addCellLine(&outer.cell, strings.Join(row, " ; "))
-			}
-			return nil
-		}
-		if w.mode == odfSheets && t.tb.empty() {
+		if w.mode == odfSheets && tb.empty() {
 			return w.out.Line("(empty)")
 		}
-		return t.tb.write(w.out)
+		return tb.write(w.out)
 	case "frame":
 		w.frame = ""
 	case "notes":
@@ -320,13 +297,13 @@ func (w *odfWriter) rowEnd(t *odfTable) error {
 
 func (w *odfWriter) paragraph(p *odfPara) error {
 	text := p.text.String()
-	if outer := w.para(); outer != nil && w.table() == nil {
+	if outer := w.para(); outer != nil && w.tables.top() == nil {
 		// A paragraph inside another (a text box in a paragraph): its
 		// text joins the outer one.
 		outer.text.WriteString(" " + text)
 		return nil
 	}
-	if t := w.table(); t != nil {
+	if t := w.tables.top(); t != nil {
 		addCellLine(&t.cell, text)
 		return w.b.hold(t.cell.Len())
 	}

@@ -52,22 +52,12 @@ func pptxSlides(z *zipDoc, main string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := z.xml(main)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	var slides []string
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return slides, nil
-		}
+	for e, err := range z.starts(main) {
 		if err != nil {
 			return nil, err
 		}
-		e, ok := tok.(xml.StartElement)
-		if !ok || e.Name.Local != "sldId" {
+		if e.Name.Local != "sldId" {
 			continue
 		}
 		for _, a := range e.Attr {
@@ -78,6 +68,7 @@ func pptxSlides(z *zipDoc, main string) ([]string, error) {
 			}
 		}
 	}
+	return slides, nil
 }
 
 // pptxPart writes the text of one slide or notes page. For notes only the
@@ -88,23 +79,20 @@ func pptxPart(z *zipDoc, part string, out *textWriter, notes bool) error {
 		return err
 	}
 	defer s.Close()
-	w := &pptxWriter{out: out, b: z.b, notes: notes}
+	w := &pptxWriter{ooxmlWriter: ooxmlWriter{out: out, b: z.b}, notes: notes}
 	if err := walkXML(s, w.start, w.end, w.text); err != nil {
 		return err
 	}
 	return out.Err()
 }
 
+// pptxWriter is the state of one pass over a slide or notes part.
 type pptxWriter struct {
-	out   *textWriter
-	b     *budget
+	ooxmlWriter
 	notes bool
 
-	shape  string // placeholder type of the current shape ("title", "body", "" for none)
-	para   strings.Builder
-	inText bool
-	said   bool // a notes line was written
-	tables []*docxTable
+	shape string // placeholder type of the current shape ("title", "body", "" for none)
+	said  bool   // a notes line was written
 }
 
 func (w *pptxWriter) start(e xml.StartElement) error {
@@ -118,81 +106,35 @@ func (w *pptxWriter) start(e xml.StartElement) error {
 		}
 	case "p":
 		w.para.Reset()
-	case "t":
-		w.inText = true
 	case "br":
 		w.para.WriteByte('\n')
-	case "tbl":
-		w.tables = append(w.tables, &docxTable{})
-		if len(w.tables) > maxTableDepth {
-			return overLimit("tables nested more than %d deep", maxTableDepth)
-		}
-	case "tr":
-		if t := w.table(); t != nil {
-			t.row = t.row[:0]
-		}
-	case "tc":
-		if t := w.table(); t != nil {
-			t.cell.Reset()
-			return w.b.cell(1)
-		}
+	default:
+		return w.ooxmlWriter.start(e)
 	}
 	return nil
-}
-
-func (w *pptxWriter) table() *docxTable {
-	if len(w.tables) == 0 {
-		return nil
-	}
-	return w.tables[len(w.tables)-1]
-}
-
-func (w *pptxWriter) text(t []byte) error {
-	if !w.inText {
-		return nil
-	}
-	w.para.Write(t)
-	return w.b.hold(w.para.Len())
 }
 
 func (w *pptxWriter) end(e xml.EndElement) error {
 	switch e.Name.Local {
-	case "t":
-		w.inText = false
 	case "p":
 		return w.paragraph()
-	case "tc":
-		if t := w.table(); t != nil {
-			t.row = append(t.row, t.cell.String())
-			return w.b.hold(t.cell.Len())
-		}
-	case "tr":
-		if t := w.table(); t != nil {
-			return t.tb.add(append([]string(nil), t.row...), w.b)
-		}
 	case "tbl":
-		if len(w.tables) == 0 {
-			return nil
+		// A table on a notes page is left out, like everything there but
+		// the body placeholder's paragraphs.
+		if tb := w.tables.pop(); tb != nil && !w.notes {
+			return tb.write(w.out)
 		}
-		t := w.tables[len(w.tables)-1]
-		w.tables = w.tables[:len(w.tables)-1]
-		if outer := w.table(); outer != nil {
-			for _, row := range t.tb.rows {
-				addCellLine(&outer.cell, strings.Join(row, " ; "))
-			}
-			return nil
-		}
-		if !w.notes {
-			return t.tb.write(w.out)
-		}
+	default:
+		return w.ooxmlWriter.end(e)
 	}
 	return nil
 }
 
+// paragraph ends an a:p: into the current table cell, into the quoted
+// notes, or out as a line (a heading in a title placeholder).
 func (w *pptxWriter) paragraph() error {
 	text := w.para.String()
-	if t := w.table(); t != nil {
-		addCellLine(&t.cell, text)
+	if w.tables.addToCell(text) {
 		return nil
 	}
 	if strings.TrimSpace(text) == "" {

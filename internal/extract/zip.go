@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"iter"
 	"path"
 	"strings"
 
@@ -149,6 +150,35 @@ func (s *xmlStream) next() (xml.Token, error) {
 
 func (s *xmlStream) Close() error { return s.c.Close() }
 
+// starts yields the start elements of a part in document order, for the
+// small parts read for one fact or one list (relationships, manifests,
+// styles). An error (the part missing or over the budget, bad XML, the
+// time limit) is yielded once, last. The part is closed when the loop
+// ends, however it ends.
+func (z *zipDoc) starts(part string) iter.Seq2[xml.StartElement, error] {
+	return func(yield func(xml.StartElement, error) bool) {
+		s, err := z.xml(part)
+		if err != nil {
+			yield(xml.StartElement{}, err)
+			return
+		}
+		defer s.Close()
+		for {
+			tok, err := s.next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				yield(xml.StartElement{}, err)
+				return
+			}
+			if e, ok := tok.(xml.StartElement); ok && !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
 // attr finds an attribute by local name.
 func attr(e xml.StartElement, local string) string {
 	for _, a := range e.Attr {
@@ -168,26 +198,15 @@ func (z *zipDoc) rels(part string) (map[string]string, error) {
 	if !z.has(name) {
 		return out, nil
 	}
-	s, err := z.xml(name)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return out, nil
-		}
+	for e, err := range z.starts(name) {
 		if err != nil {
 			return nil, err
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "Relationship" {
-			if attr(e, "TargetMode") == "External" {
-				continue
-			}
+		if e.Name.Local == "Relationship" && attr(e, "TargetMode") != "External" {
 			out[attr(e, "Id")] = resolvePart(dir, attr(e, "Target"))
 		}
 	}
+	return out, nil
 }
 
 // relsByType finds the first relationship of a type (its URI's last
@@ -198,23 +217,15 @@ func (z *zipDoc) relByType(part, typ string) (string, error) {
 	if !z.has(name) {
 		return "", nil
 	}
-	s, err := z.xml(name)
-	if err != nil {
-		return "", err
-	}
-	defer s.Close()
-	for {
-		tok, err := s.next()
-		if err == io.EOF {
-			return "", nil
-		}
+	for e, err := range z.starts(name) {
 		if err != nil {
 			return "", err
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "Relationship" && path.Base(attr(e, "Type")) == typ {
+		if e.Name.Local == "Relationship" && path.Base(attr(e, "Type")) == typ {
 			return resolvePart(dir, attr(e, "Target")), nil
 		}
 	}
+	return "", nil
 }
 
 // resolvePart resolves a relationship target: absolute from the package

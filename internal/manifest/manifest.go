@@ -6,9 +6,12 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // Schema names written into each output file; readers refuse any other.
@@ -166,4 +169,38 @@ func writeArray[T any](w io.Writer, buf *bytes.Buffer, enc *json.Encoder, name s
 	}
 	_, err := fmt.Fprintf(w, "  ]%s\n", after)
 	return err
+}
+
+// ErrNotSnapshot marks a directory that is not a published snapshot: it
+// does not exist, is not a directory, or holds no files.json.
+var ErrNotSnapshot = errors.New("not a repoprep snapshot")
+
+// notSnapshot says why in the user's terms and what to do; errors.Is
+// finds ErrNotSnapshot.
+type notSnapshot struct{ msg string }
+
+func (e *notSnapshot) Error() string        { return e.msg }
+func (e *notSnapshot) Is(target error) bool { return target == ErrNotSnapshot }
+
+// CheckSnapshot tells whether dir looks like a published snapshot (a
+// directory holding files.json) before a reader opens it, so a user who
+// points serve, read, verify or baseline at a source tree, or at a
+// mistyped path, reads what is wrong and what to do rather than an
+// operating-system error. It checks nothing inside files.json.
+func CheckSnapshot(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &notSnapshot{fmt.Sprintf("%s does not exist; create a snapshot there with: repoprep run SRC -o %s", dir, dir)}
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return &notSnapshot{fmt.Sprintf("%s is a file, not a repoprep snapshot (a directory holding files.json)", dir)}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "files.json")); errors.Is(err, fs.ErrNotExist) {
+		return &notSnapshot{fmt.Sprintf("%s is not a repoprep snapshot (no files.json); create one with repoprep run", dir)}
+	} else if err != nil {
+		return err
+	}
+	return nil
 }

@@ -2,6 +2,9 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,5 +83,44 @@ func TestWriteManifestMatchesEncodeJSON(t *testing.T) {
 		if got.String() != want.String() {
 			t.Errorf("%s: WriteManifest gave\n%s\nEncodeJSON gives\n%s", name, got.String(), want.String())
 		}
+	}
+}
+
+func TestCheckSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "snap")
+	src := filepath.Join(dir, "src")
+	file := filepath.Join(dir, "file")
+	for _, d := range []string{snap, src} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(snap, "files.json"), filepath.Join(src, "main.go"), file} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, dir, want string
+	}{
+		{"snapshot", snap, ""},
+		{"source tree", src, "is not a repoprep snapshot (no files.json); create one with repoprep run"},
+		{"missing", filepath.Join(dir, "nope"), "does not exist; create a snapshot there with: repoprep run SRC -o"},
+		{"a file", file, "is a file, not a repoprep snapshot"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckSnapshot(tt.dir)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrNotSnapshot) || !strings.HasPrefix(err.Error(), tt.dir) {
+				t.Errorf("CheckSnapshot(%s) = %v, want %q naming the directory and wrapping ErrNotSnapshot", tt.dir, err, tt.want)
+			}
+		})
 	}
 }

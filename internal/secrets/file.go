@@ -89,6 +89,28 @@ func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) (*Sc
 	return sc, nil
 }
 
+// ScanBytes is ScanReader for a content held whole in memory (the
+// pipeline's per-file loop holds each text it stages): it is scanned where
+// it lies, without ScanReader's 4 MiB read buffer. A content longer than
+// one of ScanReader's chunks goes through ScanReader, so the answer is the
+// same either way.
+func (s *Scanner) ScanBytes(ctx context.Context, content []byte, path string) (*Scan, error) {
+	if len(content) > chunkBytes {
+		return s.ScanReader(ctx, bytes.NewReader(content), path)
+	}
+	cands, _ := s.candidates(ctx, content, nil, formatOf(path))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	hits := s.findings(content, cands, 1, 0)
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.Start, b.Start) })
+	sc := &Scan{Findings: stripHits(hits), values: make([][][]byte, len(hits))}
+	for i, h := range hits {
+		sc.values[i] = h.values
+	}
+	return sc, nil
+}
+
 // pathSkips marks the rules whose path allowlist covers path; nil when none
 // does, or when path is "" (scan for every rule; the caller judges paths).
 func (s *Scanner) pathSkips(path string) []bool {
@@ -112,6 +134,24 @@ var scanBufs = sync.Pool{New: func() any {
 	b := make([]byte, 0, chunkBytes+carryBytes)
 	return &b
 }}
+
+// fill reads r into buf's spare capacity until buf is full or r ends, and
+// reports whether it ended. Both block scanners read this way (scanReader
+// for the rules, Matcher.find for known values), so each step sees as much
+// of the file as its buffer holds whatever sizes r's reads come in.
+func fill(r io.Reader, buf []byte) ([]byte, bool, error) {
+	for len(buf) < cap(buf) {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, true, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
+	return buf, false, nil
+}
 
 // scanReader is ScanFile's loop. Each step scans buf[:scanEnd], which starts and ends on
 // line boundaries, keeps the findings that start before keep, and carries buf[keep:] over.
@@ -147,12 +187,9 @@ func (s *Scanner) scanReader(ctx context.Context, r io.Reader, skip []bool, f fo
 		if cap(buf)-len(buf) < chunk {
 			buf = slices.Grow(buf, chunk)
 		}
-		for !eof && len(buf) < cap(buf) {
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
+		if !eof {
+			var err error
+			if buf, eof, err = fill(r, buf); err != nil {
 				return nil, err
 			}
 		}
@@ -233,6 +270,27 @@ func Redact(content []byte, fs []Finding) []byte {
 		pos = f.End
 	}
 	return append(out, content[pos:]...)
+}
+
+// Mask is one replacement a redaction makes: bytes [Start, End) of the
+// content become Text ("[REDACTED:rule-id]").
+type Mask struct {
+	Start, End int64
+	Text       string
+}
+
+// Masks returns, in order, the replacements Redact makes in a content of
+// size bytes for fs (and RedactFile, in a file of that size): overlapping
+// findings become their union under the first one's rule. A caller that
+// holds the content applies them itself and adjusts what it measured
+// (tokens.Recount) instead of measuring the redacted copy again.
+func Masks(fs []Finding, size int64) []Mask {
+	merged := mergeSpans(fs, size)
+	out := make([]Mask, len(merged))
+	for i, f := range merged {
+		out[i] = Mask{Start: f.Start, End: f.End, Text: "[REDACTED:" + f.Rule + "]"}
+	}
+	return out
 }
 
 // mergeSpans sorts fs by offset and merges overlapping ones into their union, under the

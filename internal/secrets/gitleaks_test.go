@@ -86,33 +86,9 @@ func TestCompareGitleaks(t *testing.T) {
 		}
 	}
 
-	report := filepath.Join(dir, "gitleaks.json")
 	start = time.Now()
-	cmd := exec.Command(bin, "dir", tree, "--no-banner", "--report-format", "json", "--report-path", report, "--exit-code", "0", "--log-level", "error")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gitleaks: %v\n%s", err, out)
-	}
+	theirs, glFindings := runGitleaks(t, bin, tree)
 	glTime := time.Since(start)
-	var glFindings []struct {
-		File      string
-		StartLine int
-		RuleID    string
-	}
-	raw, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &glFindings); err != nil {
-		t.Fatal(err)
-	}
-	theirs := map[string]bool{}
-	for _, f := range glFindings {
-		rel, err := filepath.Rel(tree, f.File)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			rel = f.File
-		}
-		theirs[fmt.Sprintf("%s:%d", filepath.ToSlash(rel), f.StartLine)] = true
-	}
 
 	perRule := map[string][2]int{} // rule -> planted, gitleaks found
 	oursHit, theirsHit := 0, 0
@@ -132,7 +108,7 @@ func TestCompareGitleaks(t *testing.T) {
 	mb := float64(total) / (1 << 20)
 	t.Logf("tree: %d files, %.1f MB, %d planted secrets", len(names), mb, len(plants))
 	t.Logf("repoprep: %v (%.1f MB/s), recall %d/%d, %d findings", oursTime.Round(time.Millisecond), mb/oursTime.Seconds(), oursHit, len(plants), len(ours))
-	t.Logf("gitleaks: %v (%.1f MB/s), recall %d/%d, %d findings", glTime.Round(time.Millisecond), mb/glTime.Seconds(), theirsHit, len(plants), len(glFindings))
+	t.Logf("gitleaks: %v (%.1f MB/s), recall %d/%d, %d findings", glTime.Round(time.Millisecond), mb/glTime.Seconds(), theirsHit, len(plants), glFindings)
 	t.Logf("time ratio gitleaks/repoprep: %.2f", glTime.Seconds()/oursTime.Seconds())
 	for rule, c := range perRule {
 		t.Logf("  %-24s planted %4d  gitleaks found %4d", rule, c[0], c[1])
@@ -140,4 +116,35 @@ func TestCompareGitleaks(t *testing.T) {
 	if oursHit != len(plants) {
 		t.Errorf("repoprep recall %d/%d", oursHit, len(plants))
 	}
+}
+
+// runGitleaks scans dir with `gitleaks dir` and returns the lines it reported
+// ("file:line", slash-separated and relative to dir) and how many findings it
+// made (a line may hold several).
+func runGitleaks(t *testing.T, bin, dir string) (lines map[string]bool, findings int) {
+	report := filepath.Join(t.TempDir(), "gitleaks.json")
+	cmd := exec.Command(bin, "dir", dir, "--no-banner", "--report-format", "json", "--report-path", report, "--exit-code", "0", "--log-level", "error")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gitleaks: %v\n%s", err, out)
+	}
+	var fs []struct {
+		File      string
+		StartLine int
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &fs); err != nil {
+		t.Fatal(err)
+	}
+	lines = map[string]bool{}
+	for _, f := range fs {
+		rel, err := filepath.Rel(dir, f.File)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = f.File
+		}
+		lines[fmt.Sprintf("%s:%d", filepath.ToSlash(rel), f.StartLine)] = true
+	}
+	return lines, len(fs)
 }

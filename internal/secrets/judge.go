@@ -89,6 +89,10 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 			return false
 		}
 	}
+	if ms > 0 && (content[ms-1] == '$' || ms > 1 && content[ms-2] == '$' && content[ms-1] == '{') &&
+		!bytes.ContainsRune(content[ms:gs], '=') {
+		return false // a variable expanded before a colon, not assigned: "$PWD:/src:ro", "${PASS}:x"
+	}
 	value := content[gs:ge]
 	if alnumCount(value) < 3 || bytes.Contains(value, []byte(`\x`)) || bytes.Contains(value, []byte(`\u00`)) {
 		return false // punctuation from a hex dump, or escaped bytes: "\x61\x62"

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -252,7 +251,7 @@ func TestLabeledCorpus(t *testing.T) {
 		logMisses(t, labels, ours)
 	}
 	if bin := os.Getenv("REPOPREP_GITLEAKS"); bin != "" {
-		theirs := runGitleaks(t, bin, dir)
+		theirs, _ := runGitleaks(t, bin, dir)
 		report("gitleaks", theirs)
 		// gitleaks has no PII rules: its precision on credentials alone.
 		sc := scoreLines(labels, theirs, kinds)
@@ -296,33 +295,4 @@ func logMisses(t *testing.T, labels []labeled, hits map[string]bool) {
 	for _, k := range keys {
 		t.Logf("  false  %-40s %d", k, falseByRule[k])
 	}
-}
-
-// runGitleaks scans dir with `gitleaks dir` and returns the lines it reported.
-func runGitleaks(t *testing.T, bin, dir string) map[string]bool {
-	report := filepath.Join(t.TempDir(), "gitleaks.json")
-	cmd := exec.Command(bin, "dir", dir, "--no-banner", "--report-format", "json", "--report-path", report, "--exit-code", "0", "--log-level", "error")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gitleaks: %v\n%s", err, out)
-	}
-	var fs []struct {
-		File      string
-		StartLine int
-	}
-	raw, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &fs); err != nil {
-		t.Fatal(err)
-	}
-	hits := map[string]bool{}
-	for _, f := range fs {
-		rel, err := filepath.Rel(dir, f.File)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			rel = f.File
-		}
-		hits[fmt.Sprintf("%s:%d", filepath.ToSlash(rel), f.StartLine)] = true
-	}
-	return hits
 }

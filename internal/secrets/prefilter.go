@@ -9,9 +9,6 @@ import (
 )
 
 const (
-	// blockBytes is how much content is lower-cased at a time for the keyword pass: small
-	// enough to stay in cache, large enough that the overlap between blocks costs nothing.
-	blockBytes = 64 << 10
 	// maxLineWindow bounds the text a single-line rule reads around a keyword: on a longer
 	// line (minified code, a base64 blob) it reads half this on each side of the keyword,
 	// so one long line with many keywords doesn't make the regex pass quadratic.
@@ -28,39 +25,40 @@ type window struct {
 // windows finds every keyword in one pass over content (ASCII case-insensitive) and returns,
 // per rule, the sorted, merged windows its regex must run over: the line around each
 // keyword it owns, or for a multiline rule MaxSpanBytes from that line on.
+// The result comes from s.winPool: the caller gives it back with putWindows.
 func (s *Scanner) windows(content []byte) [][]window {
-	wins := make([][]window, len(s.rules))
+	wp, _ := s.winPool.Get().(*[][]window)
+	if wp == nil {
+		wp = new([][]window)
+	}
+	wins := *wp
+	if len(wins) != len(s.rules) {
+		wins = make([][]window, len(s.rules))
+	}
 	for _, ri := range s.always {
 		wins[ri] = []window{{start: 0, end: len(content)}}
 	}
-	if s.trie == nil || len(content) == 0 {
+	if s.kw == nil || len(content) == 0 {
 		return wins
 	}
-	overlap := s.maxKw - 1
-	bp := lowerPool.Get().(*[]byte)
-	defer lowerPool.Put(bp)
-	if cap(*bp) < blockBytes+overlap {
-		*bp = make([]byte, blockBytes+overlap)
-	}
 	lines := lineCache{content: content, start: -1}
-	for from := 0; from < len(content); {
-		start := max(0, from-overlap) // a keyword may straddle the previous block's end
-		end := min(len(content), from+blockBytes)
-		block := lowerASCII((*bp)[:end-start], content[start:end])
-		s.trie.Walk(block, func(last, n, pattern int64) bool {
-			lastAbs := start + int(last)
-			if lastAbs < from {
-				return true // wholly inside the previous block: already reported
-			}
-			pos := lastAbs - int(n) + 1
-			for _, ri := range s.byKw[pattern] {
-				wins[ri] = addWindow(wins[ri], s.window(&lines, pos, &s.rules[ri]))
-			}
-			return true
-		})
-		from = end
-	}
+	s.kw.walk(content, func(last, n, pattern int) {
+		pos := last - n + 1
+		for _, ri := range s.byKw[pattern] {
+			wins[ri] = addWindow(wins[ri], s.window(&lines, pos, &s.rules[ri]))
+		}
+	})
 	return wins
+}
+
+// putWindows gives windows' result back for the next call: a fresh one
+// per call (a slice per rule) was the scan's largest allocation, most of it
+// for file names and link targets that hold no keyword at all.
+func (s *Scanner) putWindows(wins [][]window) {
+	for i := range wins {
+		wins[i] = wins[i][:0]
+	}
+	s.winPool.Put(&wins)
 }
 
 // window is the stretch rule r reads for a keyword at pos. A match holds its keyword, so
@@ -196,15 +194,4 @@ func (c *lineCache) around(pos int) (int, int) {
 		c.end = len(c.content)
 	}
 	return c.start, c.end
-}
-
-// lowerASCII writes src to dst with A-Z lower-cased; offsets stay the same.
-func lowerASCII(dst, src []byte) []byte {
-	for i, c := range src {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst[i] = c
-	}
-	return dst
 }

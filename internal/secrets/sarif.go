@@ -121,7 +121,7 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 		Results    []result `json:"results"`
 	}
 	r := run{ColumnKind: "unicodeCodePoints", Results: results}
-	r.Tool.Driver = driver{Name: "repoprep", Version: version, InformationURI: "https://github.com/repoprep/repoprep", Rules: srules}
+	r.Tool.Driver = driver{Name: "repoprep", Version: version, InformationURI: InformationURI, Rules: srules}
 	doc := struct {
 		Schema  string `json:"$schema"`
 		Version string `json:"version"`
@@ -132,6 +132,11 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
 }
+
+// InformationURI is the SARIF driver's informationUri: the project's page on
+// secrets (rules, kinds, severities, redaction), which code scanning links
+// to from every alert. A test checks the file exists in this repository.
+const InformationURI = "https://github.com/repoprep/repoprep/blob/main/docs/secrets.md"
 
 // uriPath escapes each segment of a slash path for a relative URI reference.
 func uriPath(p string) string {

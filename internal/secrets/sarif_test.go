@@ -3,7 +3,9 @@ package secrets
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/testkit"
@@ -81,5 +83,18 @@ func TestWriteSARIF(t *testing.T) {
 	buf.Reset()
 	if err := WriteSARIF(&buf, nil, "x"); err != nil || !bytes.Contains(buf.Bytes(), []byte(`"results": []`)) {
 		t.Errorf("empty run: %v\n%s", err, buf.Bytes())
+	}
+}
+
+// TestInformationURI: code scanning links every alert to informationUri,
+// so it must name a page this repository has.
+func TestInformationURI(t *testing.T) {
+	const repo = "https://github.com/repoprep/repoprep/blob/main/"
+	rel, ok := strings.CutPrefix(InformationURI, repo)
+	if !ok {
+		t.Fatalf("informationUri %s is not a file of %s", InformationURI, repo)
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", filepath.FromSlash(rel))); err != nil {
+		t.Errorf("informationUri names %s, which the repository does not hold: %v", rel, err)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/rules"
@@ -47,11 +46,12 @@ type hit struct {
 // Scanner runs a fixed rule set; it is immutable after New and safe for concurrent use.
 type Scanner struct {
 	rules   []rule
-	trie    *ahocorasick.Trie
-	byKw    [][]int // keyword (trie pattern) index -> indexes of the rules it gates
-	maxKw   int     // longest keyword, for the overlap between pre-filter blocks
+	kw      *dfa    // the keywords, ASCII case folded
+	byKw    [][]int // keyword (automaton pattern) index -> indexes of the rules it gates
 	always  []int   // rules without keywords: they run over the whole content
 	fpKeyed *blake3.Hasher
+
+	winPool sync.Pool // *[][]window, one slice of windows per rule, for windows
 }
 
 // rule is a compiled rules.SecretRule.
@@ -160,7 +160,6 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 				kwIndex[kw] = k
 				kws = append(kws, kw)
 				s.byKw = append(s.byKw, nil)
-				s.maxKw = max(s.maxKw, len(kw))
 			}
 			if !slices.Contains(s.byKw[k], i) {
 				s.byKw[k] = append(s.byKw[k], i)
@@ -168,7 +167,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 		}
 	}
 	if len(kws) > 0 {
-		s.trie = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+		s.kw = newDFA(kws, true)
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
@@ -256,6 +255,7 @@ type candidate struct {
 // It gives up (with what it has) once ctx is done; the caller checks ctx.
 func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f format) (cands []candidate, open *openBlock) {
 	wins := s.windows(content)
+	defer s.putWindows(wins)
 	for ri := range s.rules {
 		if len(wins[ri]) == 0 || (skip != nil && skip[ri]) {
 			continue
@@ -428,6 +428,3 @@ func (s *Scanner) fingerprint(ruleID string, secret []byte) string {
 	h.Digest().Read(sum[:])
 	return fmt.Sprintf("%s:%x", ruleID, sum)
 }
-
-// lowerPool holds pre-filter blocks; Scan runs on many goroutines at once.
-var lowerPool = sync.Pool{New: func() any { b := make([]byte, blockBytes+64); return &b }}

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/repoprep/repoprep/internal/secrets/secrettest"
+	"github.com/repoprep/repoprep/rules"
 )
 
 // fileKind wraps planted text the way one file type would hold it. Every transform maps
@@ -329,6 +331,57 @@ func TestConcurrentScan(t *testing.T) {
 	for range 8 {
 		if got := <-done; len(got) != len(wants) {
 			t.Errorf("%d findings, want %d", len(got), len(wants))
+		}
+	}
+}
+
+// Masks are the replacements Redact makes: applying them gives Redact's
+// output, overlapping findings merged under the first one's rule.
+func TestMasksMatchRedact(t *testing.T) {
+	content := []byte("0123456789abcdefghij")
+	fs := []Finding{{Start: 12, End: 15, Rule: "b"}, {Start: 2, End: 6, Rule: "a"}, {Start: 4, End: 9, Rule: "c"}, {Start: 18, End: 30, Rule: "out"}}
+	var out []byte
+	var pos int64
+	for _, m := range Masks(fs, int64(len(content))) {
+		out = append(append(out, content[pos:m.Start]...), m.Text...)
+		pos = m.End
+	}
+	out = append(out, content[pos:]...)
+	if want := Redact(content, fs); string(out) != string(want) {
+		t.Errorf("masks applied = %q, Redact = %q", out, want)
+	}
+	if string(out) != "01[REDACTED:a]9ab[REDACTED:b]fghij" {
+		t.Errorf("masks applied = %q", out)
+	}
+}
+
+// ScanBytes finds what ScanReader finds in the same content, values
+// included, without its read buffer.
+func TestScanBytesMatchesScanReader(t *testing.T) {
+	rs, err := rules.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(rs.Secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, sm := range secrettest.Samples() {
+		all.WriteString("x = 1\n" + sm.Text + "\n")
+	}
+	for _, path := range []string{"a.txt", "config.yaml", "main.go", ""} {
+		content := []byte(all.String())
+		want, err := s.ScanReader(context.Background(), bytes.NewReader(content), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.ScanBytes(context.Background(), content, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Findings) < 20 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ScanBytes found %d, ScanReader %d (or the values differ)", path, len(got.Findings), len(want.Findings))
 		}
 	}
 }

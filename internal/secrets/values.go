@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -116,7 +117,9 @@ type Matcher struct {
 	ids     []int    // value index -> that rule's index in the scanner; -1 for none
 	fps     []string
 	maxLen  int
+	heads   *valueHeads // nil when some value is too short for it
 	s       *Scanner
+	bufs    sync.Pool // find's read buffers: a fresh 1 MiB one per file was most of the pass's cost
 }
 
 // Matcher builds the automaton of every value in vals. Values of a rule s does not know
@@ -140,8 +143,47 @@ func (s *Scanner) Matcher(vals *Values) *Matcher {
 	vals.mu.Unlock()
 	if len(m.values) > 0 {
 		m.trie = ahocorasick.NewTrieBuilder().AddPatterns(m.values).Build()
+		m.heads = newValueHeads(m.values)
 	}
 	return m
+}
+
+// valueHeads is the cross-file pass's pre-filter: the first four bytes of
+// every value, as a bitmap of their first two bytes and a set of all four.
+// Most staged files hold no value at all, and a block in which no position
+// starts like one cannot hold one, so the automaton walks only the blocks
+// that can: checking a position costs a bit test where the automaton's
+// walk costs a table row.
+type valueHeads struct {
+	pairs [1 << 16 / 64]uint64
+	quads map[uint32]struct{}
+}
+
+func newValueHeads(values [][]byte) *valueHeads {
+	h := &valueHeads{quads: map[uint32]struct{}{}}
+	for _, v := range values {
+		if len(v) < 4 {
+			return nil
+		}
+		p := uint32(v[0])<<8 | uint32(v[1])
+		h.pairs[p/64] |= 1 << (p % 64)
+		h.quads[binary.LittleEndian.Uint32(v)] = struct{}{}
+	}
+	return h
+}
+
+// mayHold reports whether some value could start in b.
+func (h *valueHeads) mayHold(b []byte) bool {
+	for i := 0; i+4 <= len(b); i++ {
+		p := uint32(b[i])<<8 | uint32(b[i+1])
+		if h.pairs[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		if _, ok := h.quads[binary.LittleEndian.Uint32(b[i:])]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Len is the number of values the matcher looks for.
@@ -184,16 +226,20 @@ type valueSpan struct {
 func (m *Matcher) find(r io.Reader, block int) ([]valueSpan, error) {
 	block = max(block, 64) // each step must move past the overlap it keeps
 	var out []valueSpan
-	buf := make([]byte, 0, block+m.maxLen+1)
+	size := block + m.maxLen + 1
+	var buf []byte
+	if bp, ok := m.bufs.Get().(*[]byte); ok && cap(*bp) == size {
+		buf = (*bp)[:0]
+	} else {
+		buf = make([]byte, 0, size)
+	}
+	defer func() { buf = buf[:0]; m.bufs.Put(&buf) }()
 	var base, acceptFrom int64 // file offset of buf[0]; ends at or before acceptFrom are done
 	eof := false
 	for {
-		for !eof && len(buf) < cap(buf) {
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
+		if !eof {
+			var err error
+			if buf, eof, err = fill(r, buf); err != nil {
 				return nil, err
 			}
 		}
@@ -201,18 +247,10 @@ func (m *Matcher) find(r io.Reader, block int) ([]valueSpan, error) {
 		if !eof {
 			acceptTo--
 		}
-		m.trie.Walk(buf, func(last, n, pattern int64) bool {
-			end := base + last + 1
-			if end <= acceptFrom || end > acceptTo {
-				return true
-			}
-			start := end - n
-			if n < shortValueBytes && !m.standsAlone(buf, int(start-base), int(end-base)) {
-				return true
-			}
-			out = append(out, valueSpan{start, end, int(pattern)})
-			return true
-		})
+		// No value starts in buf (the pre-filter), so none ends in it.
+		if m.heads == nil || m.heads.mayHold(buf) {
+			m.walk(buf, base, acceptFrom, acceptTo, &out)
+		}
 		if eof {
 			break
 		}
@@ -234,6 +272,23 @@ func (m *Matcher) find(r io.Reader, block int) ([]valueSpan, error) {
 		merged = append(merged, s)
 	}
 	return merged, nil
+}
+
+// walk reports the values that end in buf after acceptFrom and up to
+// acceptTo (file offsets; buf starts at base).
+func (m *Matcher) walk(buf []byte, base, acceptFrom, acceptTo int64, out *[]valueSpan) {
+	m.trie.Walk(buf, func(last, n, pattern int64) bool {
+		end := base + last + 1
+		if end <= acceptFrom || end > acceptTo {
+			return true
+		}
+		start := end - n
+		if n < shortValueBytes && !m.standsAlone(buf, int(start-base), int(end-base)) {
+			return true
+		}
+		*out = append(*out, valueSpan{start, end, int(pattern)})
+		return true
+	})
 }
 
 // standsAlone reports whether buf[start:end] has no letter or digit glued to either end

@@ -218,7 +218,10 @@ func decodeStream(r io.Reader, enc encoding.Encoding, out *sink) error {
 
 // pump copies r into out chunk by chunk.
 func pump(r io.Reader, out *sink) error {
-	buf := make([]byte, chunkBytes)
+	buf := out.chunk
+	if buf == nil {
+		buf = make([]byte, chunkBytes)
+	}
 	for {
 		n, err := r.Read(buf)
 		atEOF := err == io.EOF

@@ -33,6 +33,8 @@ type sink struct {
 	keepFFFD   bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
 	skipTokens bool // leave Result.Tokens at 0 (NormalizeUncounted)
 
+	chunk []byte // pump's read buffer, kept by a Normalizer; nil: pump makes one
+
 	afterCR bool   // the last byte written was a CR, so a leading LF is its pair
 	carry   []byte // an incomplete rune left at the end of the last chunk
 	out     []byte // normalized text not yet written

@@ -42,7 +42,9 @@ func Update(ctx context.Context, prev *Index, files []File, from []int, dst stri
 		renum[old], last = int64(i), old
 	}
 
-	b := &builder{seen: make([]uint64, 1<<24/64)}
+	b := &builder{}
+	sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
+	var set []uint32
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
@@ -59,7 +61,6 @@ func Update(ctx context.Context, prev *Index, files []File, from []int, dst stri
 	w.write([]byte(magic))
 	filesOff := w.n
 	w.uvarint(uint64(len(files)))
-	buf := make([]byte, 64<<10)
 	for id, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -67,8 +68,13 @@ func Update(ctx context.Context, prev *Index, files []File, from []int, dst stri
 		var size int64
 		if old := from[id]; old >= 0 {
 			size = prev.sizes[old]
-		} else if size, err = b.add(uint32(id), f, buf); err != nil {
-			return fmt.Errorf("index %s: %w", f.Path, err)
+		} else {
+			if set, size, err = sp.split(f, set[:0]); err != nil {
+				return fmt.Errorf("index %s: %w", f.Path, err)
+			}
+			for _, t := range set {
+				b.post = append(b.post, uint64(t)<<32|uint64(id))
+			}
 		}
 		w.uvarint(uint64(len(f.Path)))
 		w.write([]byte(f.Path))

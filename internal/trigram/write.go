@@ -33,6 +33,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // FileName is the index's name in OUT.
@@ -45,10 +47,10 @@ const (
 )
 
 // maxPairs bounds the (trigram, file) pairs held in memory while building
-// (8 bytes each, twice while sorting): past it they are flushed to a run
-// file and merged at the end, so memory does not grow with the tree. Go's
-// src/ makes about 9 million. A variable so tests can force many runs.
-var maxPairs = 4 << 20
+// (8 bytes each, twice while sorting: 32 MiB): past it they are flushed to
+// a run file and merged at the end, so memory does not grow with the tree.
+// Go's src/ makes about 9 million. A variable so tests can force many runs.
+var maxPairs = 2 << 20
 
 // File is one file to index: its name in the index and how to read it.
 type File struct {
@@ -60,8 +62,15 @@ type File struct {
 // to dst. Temporary run files go in tmpDir and are removed before it
 // returns. A file that cannot be read fails the build: the index must list
 // exactly the staged files.
-func Build(ctx context.Context, files []File, dst, tmpDir string) (err error) {
-	b := &builder{seen: make([]uint64, 1<<24/64), tmpDir: tmpDir}
+func Build(ctx context.Context, files []File, dst, tmpDir string) error {
+	return BuildWorkers(ctx, files, dst, tmpDir, 1)
+}
+
+// BuildWorkers is Build with the files read and split into trigrams by
+// workers goroutines, a few files ahead of the one being added; the pairs
+// are still added in id order, so the index is the same byte for byte.
+func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers int) (err error) {
+	b := &builder{tmpDir: tmpDir}
 	defer b.removeRuns()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -77,23 +86,33 @@ func Build(ctx context.Context, files []File, dst, tmpDir string) (err error) {
 	w.write([]byte(magic))
 	filesOff := w.n
 	w.uvarint(uint64(len(files)))
-	buf := make([]byte, 64<<10)
+	sets := splitAll(ctx, files, max(workers, 1))
+	defer sets.stop()
 	for id, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		size, err := b.add(uint32(id), f, buf)
-		if err != nil {
-			return fmt.Errorf("index %s: %w", f.Path, err)
+		set := sets.next(id)
+		if set.err != nil {
+			return fmt.Errorf("index %s: %w", f.Path, set.err)
 		}
-		w.uvarint(uint64(len(f.Path)))
-		w.write([]byte(f.Path))
-		w.uvarint(uint64(size))
-		if len(b.post) >= maxPairs {
+		if len(b.post) > 0 && len(b.post)+len(set.trigrams) > maxPairs {
+			// Flushed before the file rather than after it, so the pairs
+			// never outgrow maxPairs (appending past it would double them).
 			if err := b.flushRun(); err != nil {
 				return err
 			}
 		}
+		if b.post == nil {
+			b.post = make([]uint64, 0, maxPairs)
+		}
+		for _, t := range set.trigrams {
+			b.post = append(b.post, uint64(t)<<32|uint64(id))
+		}
+		w.uvarint(uint64(len(f.Path)))
+		w.write([]byte(f.Path))
+		w.uvarint(uint64(set.size))
+		sets.done(set)
 	}
 	postingsOff := w.n
 	table, err := b.merge(ctx, w)
@@ -120,18 +139,31 @@ func Build(ctx context.Context, files []File, dst, tmpDir string) (err error) {
 type builder struct {
 	post     []uint64 // (trigram<<32 | id) pairs, appended in id order
 	sortTmp  []uint64
-	seen     []uint64 // bitmap of trigrams seen in the current file
-	touched  []uint32 // trigrams set in seen, to clear it
 	runs     []string // flushed run files, in id order
 	tmpDir   string
 	trigrams int // distinct trigrams written
 }
 
-// add reads one file and records each distinct trigram in it.
-func (b *builder) add(id uint32, f File, buf []byte) (int64, error) {
+// fileSet is one file's distinct trigrams, in the order they first occur.
+type fileSet struct {
+	trigrams []uint32
+	size     int64
+	err      error
+}
+
+// splitter reads files and splits them into trigram sets, each with its own
+// bitmap of the trigrams seen (2 MiB).
+type splitter struct {
+	seen []uint64
+	buf  []byte
+}
+
+// split reads one file and returns each distinct trigram in it, appended
+// to dst.
+func (sp *splitter) split(f File, dst []uint32) ([]uint32, int64, error) {
 	rc, err := f.Open()
 	if err != nil {
-		return 0, err
+		return dst, 0, err
 	}
 	defer rc.Close()
 	var (
@@ -139,32 +171,83 @@ func (b *builder) add(id uint32, f File, buf []byte) (int64, error) {
 		size int64
 	)
 	for {
-		n, err := rc.Read(buf)
-		for _, c := range buf[:n] {
+		n, err := rc.Read(sp.buf)
+		for _, c := range sp.buf[:n] {
 			tv = (tv<<8 | uint32(c)) & (1<<24 - 1)
 			size++
 			if size < 3 {
 				continue
 			}
-			if w, bit := tv/64, uint64(1)<<(tv%64); b.seen[w]&bit == 0 {
-				b.seen[w] |= bit
-				b.touched = append(b.touched, tv)
+			if w, bit := tv/64, uint64(1)<<(tv%64); sp.seen[w]&bit == 0 {
+				sp.seen[w] |= bit
+				dst = append(dst, tv)
 			}
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return 0, err
+			return dst, 0, err
 		}
 	}
-	for _, t := range b.touched {
-		b.seen[t/64] = 0
-		b.post = append(b.post, uint64(t)<<32|uint64(id))
+	for _, t := range dst {
+		sp.seen[t/64] = 0
 	}
-	b.touched = b.touched[:0]
-	return size, nil
+	return dst, size, nil
 }
+
+// sets hands out the files' trigram sets in id order while workers split
+// the files ahead of it, at most a window of files ahead.
+type sets struct {
+	ready []chan *fileSet
+	slots chan struct{}
+	quit  chan struct{}
+	free  sync.Pool // *fileSet, their trigram slices reused
+}
+
+func splitAll(ctx context.Context, files []File, workers int) *sets {
+	s := &sets{ready: make([]chan *fileSet, len(files)), slots: make(chan struct{}, 4*workers), quit: make(chan struct{})}
+	for i := range s.ready {
+		s.ready[i] = make(chan *fileSet, 1)
+	}
+	var next atomic.Int64
+	for range workers {
+		go func() {
+			sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
+			for {
+				select {
+				case s.slots <- struct{}{}:
+				case <-s.quit:
+					return
+				}
+				id := int(next.Add(1)) - 1
+				if id >= len(files) {
+					return
+				}
+				set, _ := s.free.Get().(*fileSet)
+				if set == nil {
+					set = &fileSet{}
+				}
+				if set.err = ctx.Err(); set.err == nil {
+					set.trigrams, set.size, set.err = sp.split(files[id], set.trigrams[:0])
+				}
+				s.ready[id] <- set
+			}
+		}()
+	}
+	return s
+}
+
+// next waits for file id's set; done gives it back once used.
+func (s *sets) next(id int) *fileSet { return <-s.ready[id] }
+
+func (s *sets) done(set *fileSet) {
+	<-s.slots
+	s.free.Put(set)
+}
+
+// stop ends the workers once the build is over or has failed.
+func (s *sets) stop() { close(s.quit) }
 
 // sortPost orders the pairs by trigram, keeping id order within one: two
 // stable 12-bit radix passes over the trigram bits (codesearch's sort).

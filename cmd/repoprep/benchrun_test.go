@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBenchRun measures `repoprep run` on a real tree beside `cp -a` of the
+// same tree, both on a tmpfs (/dev/shm) so that they measure work, not the
+// disk: REPOPREP_BENCH_RUN=DIR (make bench-run, GOROOT/src by default).
+// The tree is copied to the tmpfs once; each of REPOPREP_BENCH_COUNT runs
+// (5) is a pair, cp -a then repoprep, so load on a shared machine hits
+// both alike, and the figure is the median of the pairs' ratios. It prints
+// each pair, the median, the peak RSS, and report.json's stages of the
+// median run. REPOPREP_BENCH_WORKERS="1 2 4" adds a --workers series.
+func TestBenchRun(t *testing.T) {
+	tree := os.Getenv("REPOPREP_BENCH_RUN")
+	if tree == "" {
+		t.Skip("set REPOPREP_BENCH_RUN=DIR (make bench-run)")
+	}
+	count := 5
+	if n, err := strconv.Atoi(os.Getenv("REPOPREP_BENCH_COUNT")); err == nil && n > 0 {
+		count = n
+	}
+	base, err := os.MkdirTemp("/dev/shm", "repoprep-benchrun-")
+	if err != nil {
+		t.Skipf("no tmpfs at /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	bin := filepath.Join(base, "repoprep")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	src := filepath.Join(base, "src")
+	if out, err := exec.Command("cp", "-a", tree, src).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a %s: %v\n%s", tree, err, out)
+	}
+	t.Logf("tree %s copied to %s", tree, src)
+
+	series := []string{""}
+	if ws := strings.Fields(os.Getenv("REPOPREP_BENCH_WORKERS")); len(ws) > 0 {
+		series = ws
+	}
+	for _, workers := range series {
+		args := []string{"run", "-q", "--progress", "never"}
+		label := "default workers"
+		if workers != "" {
+			args = append(args, "--workers", workers)
+			label = "--workers " + workers
+		}
+		var pairs []pair
+		for i := range count {
+			copyTo, out := filepath.Join(base, "copy"), filepath.Join(base, "out")
+			os.RemoveAll(copyTo)
+			cp := timed(t, "cp", "-a", src, copyTo)
+			os.RemoveAll(copyTo)
+			rp := timed(t, bin, append(args, "-o", out, src)...)
+			p := pair{cp: cp, run: rp, report: readStages(t, filepath.Join(out, "report.json"))}
+			pairs = append(pairs, p)
+			t.Logf("%s pair %d: cp -a %.2fs, repoprep %.2fs (cpu %.2fs, peak RSS %d MB): %.2f×",
+				label, i+1, cp.wall.Seconds(), rp.wall.Seconds(), rp.cpu.Seconds(), rp.rssKB/1024, p.ratio())
+		}
+		slices.SortFunc(pairs, func(a, b pair) int { return cmpFloat(a.ratio(), b.ratio()) })
+		med := pairs[len(pairs)/2]
+		var peak int64
+		for _, p := range pairs {
+			peak = max(peak, p.run.rssKB)
+		}
+		t.Logf("%s: median of %d pairs %.2f× cp -a (repoprep %.2fs, cpu %.2fs; cp -a %.2fs); peak RSS %d MB",
+			label, count, med.ratio(), med.run.wall.Seconds(), med.run.cpu.Seconds(), med.cp.wall.Seconds(), peak/1024)
+		t.Logf("stages of the median run (report.json):\n%s", med.report)
+	}
+}
+
+type pair struct {
+	cp, run measured
+	report  string
+}
+
+func (p pair) ratio() float64 { return p.run.wall.Seconds() / p.cp.wall.Seconds() }
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// measured is one command's wall time, CPU time (user+system) and peak RSS.
+type measured struct {
+	wall, cpu time.Duration
+	rssKB     int64
+}
+
+// timed runs a command under GNU time, for its CPU time and peak RSS (a
+// child's own rusage would start from this process's).
+func timed(t *testing.T, name string, args ...string) measured {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "time")
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%U %S %M", "-o", report, name}, args...)...)
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%.2000s", name, err, out)
+	}
+	m := measured{wall: time.Since(start)}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user, sys float64
+	if _, err := fmt.Sscan(string(data), &user, &sys, &m.rssKB); err != nil {
+		t.Fatalf("time wrote %q: %v", data, err)
+	}
+	m.cpu = time.Duration((user + sys) * float64(time.Second))
+	return m
+}
+
+// readStages renders report.json's stage rows as a table.
+func readStages(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Seconds float64 `json:"seconds"`
+		Stages  []struct {
+			Name        string  `json:"name"`
+			Seconds     float64 `json:"seconds"`
+			Files       int     `json:"files"`
+			FilesPerSec float64 `json:"files_per_sec"`
+			MBPerSec    float64 `json:"mb_per_sec"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| stage | s | share | files | files/s | MB/s |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range rep.Stages {
+		fmt.Fprintf(&b, "| %s | %.3f | %.0f%% | %d | %.0f | %.1f |\n", s.Name, s.Seconds, 100*s.Seconds/rep.Seconds, s.Files, s.FilesPerSec, s.MBPerSec)
+	}
+	fmt.Fprintf(&b, "| run (report.json) | %.3f | | | | |", rep.Seconds)
+	return b.String()
+}

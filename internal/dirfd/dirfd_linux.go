@@ -1,0 +1,60 @@
+//go:build linux && !repoprep_portable
+
+package dirfd
+
+import (
+	"io/fs"
+
+	"golang.org/x/sys/unix"
+)
+
+// KeepsATime reports that opens can avoid moving access times: Linux has
+// O_NOATIME (granted to the file's owner and to root).
+const KeepsATime = true
+
+const oNoATime = unix.O_NOATIME
+
+// kernelSys is whether the kernel has openat2 (Linux 5.6) and no filter
+// refuses it.
+type kernelSys struct{ openat2 bool }
+
+const resolveFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// probe tries openat2 once on the root: ENOSYS on old kernels, EPERM under
+// seccomp filters that predate it (some container runtimes).
+func probe(fd int) kernelSys {
+	how := &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveFlags}
+	if pfd, err := unix.Openat2(fd, ".", how); err == nil {
+		unix.Close(pfd)
+		return kernelSys{openat2: true}
+	}
+	return kernelSys{}
+}
+
+// openat opens the single component name below pfd; flags hold
+// O_NOFOLLOW, and openat2 refuses any symlink on the way besides.
+func (s kernelSys) openat(pfd int, name string, flags int) (int, error) {
+	if s.openat2 {
+		return unix.Openat2(pfd, name, &unix.OpenHow{Flags: uint64(flags), Resolve: resolveFlags})
+	}
+	return unix.Openat(pfd, name, flags, 0)
+}
+
+// readDirFD reads the names of the directory at fd with getdents.
+func readDirFD(fd int, name string) ([]string, error) {
+	var names []string
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "getdents", Path: name, Err: err}
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}

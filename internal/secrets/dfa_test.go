@@ -1,0 +1,111 @@
+package secrets
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+
+	"github.com/repoprep/repoprep/rules"
+)
+
+type report struct{ last, n, pattern int }
+
+// walkLibrary is what the keyword pass did before the compiled automaton:
+// the library trie over the lower-cased content.
+func walkLibrary(patterns []string, input []byte) []report {
+	trie := ahocorasick.NewTrieBuilder().AddStrings(patterns).Build()
+	var out []report
+	lower := make([]byte, len(input)) // ASCII only, byte for byte, as the pass did
+	for i, c := range input {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	trie.Walk(lower, func(last, n, pattern int64) bool {
+		out = append(out, report{int(last), int(n), int(pattern)})
+		return true
+	})
+	return out
+}
+
+func walkDFA(patterns []string, input []byte) []report {
+	var out []report
+	newDFA(patterns, true).walk(input, func(last, n, pattern int) { out = append(out, report{last, n, pattern}) })
+	return out
+}
+
+// The compiled automaton reports exactly what the library trie reports on
+// lower-cased input, in the same order: for the default rules' keywords on
+// text dense with them, and for random small alphabets where patterns are
+// suffixes and prefixes of each other.
+func TestDFAMatchesLibraryTrie(t *testing.T) {
+	rs, err := rules.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(rs.Secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kws []string
+	seen := map[string]bool{}
+	for _, r := range rs.Secrets {
+		for _, k := range r.Keywords {
+			if k = strings.ToLower(k); !seen[k] {
+				seen[k] = true
+				kws = append(kws, k)
+			}
+		}
+	}
+	if s.kw == nil || len(kws) < 50 {
+		t.Fatalf("%d keywords", len(kws))
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var text strings.Builder
+	for range 20000 {
+		switch rng.IntN(3) {
+		case 0:
+			k := kws[rng.IntN(len(kws))]
+			if rng.IntN(2) == 0 {
+				k = strings.ToUpper(k)
+			}
+			text.WriteString(k)
+		case 1:
+			text.WriteString(" = \"Ab9+/x\"\n")
+		default:
+			text.WriteByte(byte(rng.IntN(256)))
+		}
+	}
+	check := func(name string, patterns []string, input []byte) {
+		t.Helper()
+		want, got := walkLibrary(patterns, input), walkDFA(patterns, input)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %d reports, the library trie %d; first: %v vs %v", name, len(got), len(want), got[:min(len(got), 5)], want[:min(len(want), 5)])
+		}
+	}
+	check("default keywords", kws, []byte(text.String()))
+	for i := range 300 {
+		var patterns []string
+		seen := map[string]bool{}
+		for range 1 + rng.IntN(12) {
+			p := randString(rng, "abAB", 1+rng.IntN(5))
+			if p = strings.ToLower(p); !seen[p] {
+				seen[p] = true
+				patterns = append(patterns, p)
+			}
+		}
+		check(fmt.Sprintf("random set %d %q", i, patterns), patterns, []byte(randString(rng, "abAB.", 200)))
+	}
+}
+
+func randString(rng *rand.Rand, alphabet string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return string(b)
+}

@@ -1,0 +1,144 @@
+package stages
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/repoprep/repoprep/internal/textenc"
+)
+
+// textIn is what normalize reads: the bytes Process holds (then streamed
+// on from the same descriptor past readCapBytes), or, in the stage-by-stage
+// order, the file opened here.
+type textIn struct {
+	c      *content    // Process's; nil in the stage-by-stage order
+	f      *os.File    // opened by openText
+	before os.FileInfo // f's stat when opened
+	src    *sourceReader
+}
+
+// openText prepares normalize's input for rec.
+func (e *Env) openText(ctx context.Context, rec *Record) (*textIn, error) {
+	if c := rec.content; c != nil {
+		whole, err := c.readAll()
+		if err != nil {
+			return nil, err
+		}
+		var r io.Reader = c.w.reader(c.data)
+		if !whole {
+			r = c.stream()
+		}
+		return &textIn{c: c, src: &sourceReader{ctx: ctx, r: r}}, nil
+	}
+	f, err := e.openSrc(rec)
+	if err != nil {
+		return nil, err
+	}
+	before, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &textIn{f: f, before: before, src: &sourceReader{ctx: ctx, r: f}}, nil
+}
+
+// normalize decodes the input into dst. The loop's worker keeps its
+// decoder's buffers; a text it holds whole is counted afterwards, once.
+func (in *textIn) normalize(dst io.Writer) (textenc.Result, error) {
+	if in.c != nil {
+		return in.c.w.norm.Normalize(in.src, dst, !in.c.all)
+	}
+	return textenc.Normalize(bufio.NewReaderSize(in.src, 64<<10), dst)
+}
+
+// changed reports whether the file moved while it was read.
+func (in *textIn) changed() bool {
+	if in.c != nil {
+		return in.c.changed()
+	}
+	return changedSince(in.f, in.before)
+}
+
+// bytesRead is how many bytes of the source the text was made from.
+func (in *textIn) bytesRead() int64 { return in.src.n }
+
+func (in *textIn) close() {
+	if in.f != nil {
+		in.f.Close()
+	}
+}
+
+// stagedOut is where normalize writes: the worker's buffer when Process
+// holds the whole file (Write then puts it in the tree), or else a new
+// file in the tree, written as it is decoded.
+type stagedOut struct {
+	w    io.Writer
+	mem  *bytes.Buffer // in memory; nil for a file
+	e    *Env
+	rec  *Record
+	file *os.File
+	bw   *bufio.Writer
+	werr *writeErr
+}
+
+func (e *Env) stagedOut(rec *Record, name string) (*stagedOut, error) {
+	c := rec.content
+	if c != nil && c.all {
+		c.w.out.Reset()
+		return &stagedOut{w: &c.w.out, mem: &c.w.out}, nil
+	}
+	if dir := path.Dir(rec.Path); dir != "." {
+		if err := e.mkdirAll(filepath.Dir(name)); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	o := &stagedOut{e: e, rec: rec, file: f, werr: &writeErr{w: f}}
+	switch {
+	case c == nil:
+		o.bw = bufio.NewWriterSize(o.werr, 64<<10)
+	case c.w.bw == nil:
+		c.w.bw = bufio.NewWriterSize(o.werr, 64<<10)
+		o.bw = c.w.bw
+	default:
+		c.w.bw.Reset(o.werr)
+		o.bw = c.w.bw
+	}
+	o.w = o.bw
+	return o, nil
+}
+
+// finish flushes and closes a file; it returns a write error (a full
+// disk), never a decoding one.
+func (o *stagedOut) finish(decErr error) error {
+	if o.file == nil {
+		return nil
+	}
+	if decErr == nil {
+		o.bw.Flush() // a failure lands in werr
+	}
+	o.bw.Reset(nil)
+	closeErr := o.file.Close()
+	if o.werr.err != nil || closeErr != nil && decErr == nil {
+		return errors.Join(o.werr.err, closeErr)
+	}
+	return nil
+}
+
+// discard drops what was written for a text that is not staged.
+func (o *stagedOut) discard() {
+	if o.mem != nil {
+		o.mem.Reset()
+		return
+	}
+	o.e.removeStaged(o.rec.Path)
+}
