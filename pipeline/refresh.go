@@ -115,6 +115,11 @@ type stateEntry struct {
 	Dir   string `json:"x,omitempty"` // stages.Env.DirContext
 	Redo  string `json:"r,omitempty"` // why the next run must read it again ("" : it may reuse it)
 	Rules bool   `json:"k,omitempty"` // the secret rules ran on its text at this path and found nothing
+	// For a file to be read again for its findings: a keyed digest of its
+	// normalized text before redaction, and its token count
+	// (stages.Expectation).
+	Text   string `json:"t,omitempty"`
+	Tokens int    `json:"n,omitempty"`
 }
 
 func (e *stateEntry) identity() stages.Identity {
@@ -126,13 +131,15 @@ type refreshKeys struct {
 	mac    []byte // authenticates the state file
 	values []byte // keys the value digests
 	id     []byte // names the fingerprint key in the refresh key without revealing it
+	text   []byte // keys the digests of texts read again (stateEntry.Text)
 }
 
 func newRefreshKeys(fingerprintKey []byte) refreshKeys {
-	k := refreshKeys{mac: make([]byte, 32), values: make([]byte, 32), id: make([]byte, 16)}
+	k := refreshKeys{mac: make([]byte, 32), values: make([]byte, 32), id: make([]byte, 16), text: make([]byte, 32)}
 	blake3.DeriveKey("repoprep refresh state mac v1", fingerprintKey, k.mac)
 	blake3.DeriveKey("repoprep refresh value digests v1", fingerprintKey, k.values)
 	blake3.DeriveKey("repoprep refresh key identity v1", fingerprintKey, k.id)
+	blake3.DeriveKey("repoprep refresh text digests v1", fingerprintKey, k.text)
 	return k
 }
 
@@ -188,6 +195,7 @@ type prior struct {
 	made    sync.Map    // directories of the new tree already made, by OS path
 	started int64
 	values  map[string]bool
+	textKey []byte // stateEntry.Text's key
 	files   map[string]*stateEntry
 	entries map[string]*manifest.Entry
 }
@@ -235,7 +243,7 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	}
 	treeDir, _ := os.Open(filepath.Join(out, "tree")) // nil: every open walks with dirfd
 	p := &prior{
-		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)),
+		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*manifest.Entry, len(m.Files)),
 	}
 	for _, v := range st.Values {
@@ -343,7 +351,7 @@ func (p *prior) check(env *stages.Env, rec *stages.Record) (string, *manifest.En
 	case env.DirContext(rec) != se.Dir:
 		return whyContext, nil, nil
 	case se.Redo != "":
-		return se.Redo, nil, nil
+		return se.Redo, nil, se // read again; se may say what its text was
 	}
 	return "", en, se
 }

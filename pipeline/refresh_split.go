@@ -52,7 +52,17 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	var jobs []job
 	priors := make([]stages.Prior, len(recs))
 	for i, rec := range recs {
+		if p.files[rec.Path] != nil {
+			rec.PathClean() // recorded, so its path held no finding under these rules
+		}
 		r, en, se := p.check(env, rec)
+		if r == whyFindings && se.Text != "" {
+			// Read again for its values; if its text is what it was, its
+			// token count is last time's (exact, and not counted again).
+			if d, err := hex.DecodeString(se.Text); err == nil && len(d) == 32 {
+				rec.Expect(stages.Expectation{Key: p.textKey, Digest: [32]byte(d), Tokens: se.Tokens})
+			}
+		}
 		if r != "" {
 			reasons[i] = r
 			continue
@@ -257,6 +267,11 @@ func (r *run) stateOf(env *stages.Env, recs []*stages.Record, decided []bool) (*
 			e.Redo = whyFindings
 		}
 		e.Rules = e.Redo == "" && hasText && rulesHere
+		if e.Redo == whyFindings {
+			if d, tokens, ok := rec.TextDigest(r.keys.text); ok {
+				e.Text, e.Tokens = hex.EncodeToString(d[:]), tokens
+			}
+		}
 		st.Files = append(st.Files, e)
 	}
 	return st, nil

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // refreshKey is the fingerprint key of every run here: a refresh needs the
@@ -25,7 +27,8 @@ var testFingerprintKey = []byte("refresh-test-key-0123456789abcdef")
 // (other) bare in a file with nothing catching it yet, GBK text, a file
 // that is not valid UTF-8, an oversize file, a binary, a symlink, an
 // ignored file, tests, a vendor directory without its evidence, an agent
-// instruction file, credentials in a file name and a link target.
+// instruction file, credentials in a file name and a link target, a
+// streamed text with a secret.
 func refreshTree(t *testing.T) (src, token, other string) {
 	t.Helper()
 	src = filepath.Join(t.TempDir(), "repo")
@@ -38,20 +41,23 @@ func refreshTree(t *testing.T) (src, token, other string) {
 	}
 	readme := "# repo\r\n\r\nA small service that stores things.\r\n"
 	writeFiles(t, src, map[string]string{
-		"go.mod":                 "module example.com/repo\n\ngo 1.22\n",
-		"main.go":                "package main\n\nfunc main() {}\n",
-		"internal/a/a.go":        "package a\n\n// A is a.\nfunc A() int { return 1 }\n",
-		"internal/a/a_test.go":   "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { A() }\n",
-		"docs/readme.md":         readme,
-		"docs/deep/copy.md":      strings.ReplaceAll(readme, "\r\n", "\n"),
-		"docs/gbk.txt":           gbk,
-		"docs/latin.txt":         "caf\xe9 au lait, \xe0 la carte\n",
-		"deploy/.env":            "API_TOKEN=" + token + "\n",
-		"tests/test_client.py":   "def test_call(client):\n    client.get('/v1', token='''" + token + "''')\n",
-		"tests/test_other.py":    "def test_other(client):\n    client.get('/v2', key='''" + other + "''')\n",
-		"notes/plain.txt":        "nothing to see here\n",
-		"vendor/lib/lib.go":      "package lib\n\nfunc L() {}\n",
-		"big.txt":                strings.Repeat("a line of an oversize file\n", 200),
+		"go.mod":               "module example.com/repo\n\ngo 1.22\n",
+		"main.go":              "package main\n\nfunc main() {}\n",
+		"internal/a/a.go":      "package a\n\n// A is a.\nfunc A() int { return 1 }\n",
+		"internal/a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { A() }\n",
+		"docs/readme.md":       readme,
+		"docs/deep/copy.md":    strings.ReplaceAll(readme, "\r\n", "\n"),
+		"docs/gbk.txt":         gbk,
+		"docs/latin.txt":       "caf\xe9 au lait, \xe0 la carte\n",
+		"deploy/.env":          "API_TOKEN=" + token + "\n",
+		"tests/test_client.py": "def test_call(client):\n    client.get('/v1', token='''" + token + "''')\n",
+		"tests/test_other.py":  "def test_other(client):\n    client.get('/v2', key='''" + other + "''')\n",
+		"notes/plain.txt":      "nothing to see here\n",
+		"vendor/lib/lib.go":    "package lib\n\nfunc L() {}\n",
+		"big.txt":              strings.Repeat("a line of an oversize file\n", 200),
+		// Past the loop's 1 MiB read cap (streamed), with a secret: read
+		// again each refresh, its count taken when its text is unchanged.
+		"data/huge.txt":          strings.Repeat("plain words in a long file, line after line 0123\n", 24000) + "API_TOKEN=" + randFrom(t, alnum, 36) + "5x\n",
 		"assets/logo.png":        "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00" + strings.Repeat("\x00", 40),
 		".gitignore":             "*.log\n",
 		"debug.log":              "noise\n",
@@ -279,7 +285,11 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 			if tc.both != nil {
 				tc.both(&first)
 			}
-			runOpts(t, first)
+			if res := runOpts(t, first); !slices.ContainsFunc(res.Manifest.Files, func(e manifest.Entry) bool {
+				return e.Path == "data/huge.txt" && (e.Secrets > 0 || e.Reason == "secret")
+			}) {
+				t.Fatal("data/huge.txt: its secret was not found; the streamed read-again path is not exercised")
+			}
 			if tc.src != nil {
 				tc.src(t, src, token, other)
 			}

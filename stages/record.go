@@ -84,6 +84,14 @@ type Record struct {
 	// Secrets).
 	valuesClean  bool
 	contentClean bool
+	// A refresh's file read again though unchanged (its text held
+	// findings): what its normalized text was last time (Expect). The
+	// token count of that text, before redaction, is kept (normTokens) for
+	// the next refresh.
+	expect     *Expectation
+	normTokens int
+	normalized bool // normTokens is set
+	nameClean  bool // the name rules are known to find nothing in this path (PathClean)
 }
 
 // Func is one stage on one record; it errs only when the whole run must stop.

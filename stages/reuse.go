@@ -3,6 +3,8 @@ package stages
 import (
 	"fmt"
 
+	"github.com/zeebo/blake3"
+
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/manifest"
 )
@@ -95,3 +97,45 @@ func (e *Env) DirContext(rec *Record) string {
 // text, for the next refresh: whether the rules ran on it at this path
 // (rulesHere), and whether neither pass found anything in it (clean).
 func (r *Record) SecretState() (rulesHere, clean bool) { return r.scanned, r.contentClean }
+
+// Expectation is what a refresh knows of a file it reads again although
+// its identity is unchanged (its text held findings, whose values are
+// never kept): a keyed digest of its normalized text last time (before
+// redaction) and that text's token count. When the text normalizes to the
+// same digest, Normalize takes the count instead of counting again, the
+// costliest part of reading it; the count is exact either way.
+type Expectation struct {
+	Key    []byte // keys the digest, so the state holds no plain hash of a text with a secret
+	Digest [32]byte
+	Tokens int
+}
+
+// Expect sets what a refresh expects of the record's normalized text.
+func (r *Record) Expect(x Expectation) { r.expect = &x }
+
+// TextDigest is the keyed digest and token count of the record's
+// normalized text before redaction, for the next refresh's Expectation;
+// ok is false when the per-file loop did not normalize and hash it.
+func (r *Record) TextDigest(key []byte) (digest [32]byte, tokens int, ok bool) {
+	if !r.hashed || !r.normalized {
+		return digest, 0, false
+	}
+	return textDigest(key, r.sum), r.normTokens, true
+}
+
+// textDigest keys a text's BLAKE3-256.
+func textDigest(key []byte, sum [32]byte) [32]byte {
+	h, err := blake3.NewKeyed(key)
+	if err != nil {
+		panic(err) // the pipeline derives 32-byte keys
+	}
+	h.Write(sum[:])
+	return [32]byte(h.Sum(nil))
+}
+
+// PathClean says the secret name rules found nothing in the record's path
+// under this run's rules: a refresh knows it of every path its previous
+// run recorded (a path with a finding is never recorded), and ScanName is
+// a function of the path and the rules alone. SecretNames then skips the
+// path; a symlink's target is still scanned.
+func (r *Record) PathClean() { r.nameClean = true }

@@ -64,7 +64,10 @@ func (o SecretOptions) masks(kind string) bool {
 func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) []Finding {
 	var out []Finding
 	for _, rec := range recs {
-		inPath := opts.Scanner.ScanName(rec.Path, opts.Values)
+		var inPath []secrets.Finding
+		if !rec.nameClean {
+			inPath = opts.Scanner.ScanName(rec.Path, opts.Values)
+		}
 		inTarget := opts.Scanner.ScanName(rec.LinkTarget, opts.Values)
 		if len(inPath)+len(inTarget) == 0 {
 			continue
