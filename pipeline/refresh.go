@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zeebo/blake3"
@@ -193,6 +194,7 @@ type prior struct {
 	tree    *dirfd.Tree // OUT/tree, read without following symlinks
 	treeDir *os.File    // the same directory, for openBeneath
 	made    sync.Map    // directories of the new tree already made, by OS path
+	noClone atomic.Bool // a reflink failed as unsupported: the filesystem has none
 	started int64
 	values  map[string]bool
 	textKey []byte // stateEntry.Text's key

@@ -63,12 +63,14 @@ func BenchmarkRefreshGoSrc(b *testing.B) {
 	}
 	var tFull, tSame, tOne time.Duration
 	var files int
+	var same, one *Result
 	for i := 0; b.Loop(); i++ {
 		d, res := run(true)
 		tFull += d
 		files = len(res.Manifest.Files)
 		d, res = run(false)
 		tSame += d
+		same = res
 		if rf := res.Report.Refresh; rf.Previous != previousUsed {
 			b.Fatalf("unchanged: %+v", rf)
 		}
@@ -81,9 +83,18 @@ func BenchmarkRefreshGoSrc(b *testing.B) {
 		}
 		d, res = run(false)
 		tOne += d
+		one = res
 		if rf := res.Report.Refresh; rf.NotReused[whyChanged] == 0 {
 			b.Fatalf("one file changed: %+v", rf)
 		}
+	}
+	// Where a refresh's time goes, from its report.json.
+	for name, res := range map[string]*Result{"unchanged": same, "one changed": one} {
+		var row []string
+		for _, st := range res.Report.Stages {
+			row = append(row, fmt.Sprintf("%s %.3f", st.Name, st.Seconds))
+		}
+		b.Logf("%s refresh, %.3f s: %s", name, res.Report.Seconds, strings.Join(row, ", "))
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(files)*n/tFull.Seconds(), "full-files/s")

@@ -3,6 +3,7 @@
 package pipeline
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"strings"
@@ -17,6 +18,13 @@ import (
 // and the caller copies.
 func cloneFile(dst, src *os.File) error {
 	return unix.IoctlFileClone(int(dst.Fd()), int(src.Fd()))
+}
+
+// cloneUnsupported reports a clone error that every other file of the
+// same trees would meet too: the filesystem has no reflinks, or the two
+// trees are on different filesystems.
+func cloneUnsupported(err error) bool {
+	return errors.Is(err, errors.ErrUnsupported) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOTTY)
 }
 
 // openOwn opens a file of the previous snapshot for reading: never

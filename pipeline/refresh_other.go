@@ -11,6 +11,9 @@ import (
 // the caller copies.
 func cloneFile(dst, src *os.File) error { return errors.ErrUnsupported }
 
+// cloneUnsupported: here no clone is ever tried twice.
+func cloneUnsupported(err error) bool { return err != nil }
+
 // openOwn opens a file of the previous snapshot for reading (see
 // refresh_linux.go); here without O_NOATIME or O_NONBLOCK, which the
 // caller's regular-file check follows.

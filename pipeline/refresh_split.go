@@ -181,7 +181,14 @@ func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n in
 	defer copyBufs.Put(bp)
 	buf := *bp
 	h := blake3.New()
-	cloned := cloneFiles && cloneFile(dst, src) == nil
+	cloned := false
+	if cloneFiles && !p.noClone.Load() {
+		err := cloneFile(dst, src)
+		cloned = err == nil
+		if cloneUnsupported(err) {
+			p.noClone.Store(true) // the filesystem has none: copy the rest without asking
+		}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return 0, "", err
