@@ -100,6 +100,7 @@ type refreshState struct {
 	Schema    string       `json:"schema"`
 	Key       string       `json:"key"`
 	FilesJSON string       `json:"files_json"` // BLAKE3 of the files.json it describes
+	RepoMap   string       `json:"repo_map"`   // BLAKE3 of the REPO_MAP.md beside it
 	StartedNs int64        `json:"started_ns"` // when that run began, for racyWindow
 	Values    []string     `json:"values"`     // keyed digests of the values the cross-file pass looked for
 	Files     []stateEntry `json:"files"`
@@ -198,6 +199,9 @@ type prior struct {
 	started int64
 	values  map[string]bool
 	textKey []byte // stateEntry.Text's key
+	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
+	// and REPO_MAP.md, as the state recorded them.
+	filesJSON, repoMap string
 	files   map[string]*stateEntry
 	entries map[string]*manifest.Entry
 }
@@ -246,6 +250,7 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	treeDir, _ := os.Open(filepath.Join(out, "tree")) // nil: every open walks with dirfd
 	p := &prior{
 		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text,
+		filesJSON: st.FilesJSON, repoMap: st.RepoMap,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*manifest.Entry, len(m.Files)),
 	}
 	for _, v := range st.Values {
@@ -353,7 +358,7 @@ func (p *prior) check(env *stages.Env, rec *stages.Record) (string, *manifest.En
 	case env.DirContext(rec) != se.Dir:
 		return whyContext, nil, nil
 	case se.Redo != "":
-		return se.Redo, nil, se // read again; se may say what its text was
+		return se.Redo, en, se // read again; se and en say what its text was
 	}
 	return "", en, se
 }
@@ -382,4 +387,24 @@ func (f *Refresh) line(files int) string {
 		s += "; read: " + strings.Join(why, ", ")
 	}
 	return s
+}
+
+// sameRepoMap returns the previous REPO_MAP.md when this run's files.json
+// (BLAKE3 filesSum) is the previous one byte for byte: the map is a
+// function of files.json and the staged texts it lists by hash, under the
+// same build and source name (both in the refresh key), so it is the same,
+// and rendering it again would cost the tokenizer's tables to measure it.
+// The previous file must hash as the state recorded; else nil.
+func (p *prior) sameRepoMap(filesSum string) []byte {
+	if p == nil || p.repoMap == "" || filesSum != p.filesJSON {
+		return nil
+	}
+	data, err := readOwn(filepath.Join(p.out, "REPO_MAP.md"))
+	if err != nil {
+		return nil
+	}
+	if sum := blake3.Sum256(data); hex.EncodeToString(sum[:]) != p.repoMap {
+		return nil
+	}
+	return data
 }

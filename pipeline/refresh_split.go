@@ -24,6 +24,7 @@ import (
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -60,7 +61,7 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			// Read again for its values; if its text is what it was, its
 			// token count is last time's (exact, and not counted again).
 			if d, err := hex.DecodeString(se.Text); err == nil && len(d) == 32 {
-				rec.Expect(stages.Expectation{Key: p.textKey, Digest: [32]byte(d), Tokens: se.Tokens})
+				rec.Expect(stages.Expectation{Key: p.textKey, Digest: [32]byte(d), Tokens: se.Tokens, Final: en.Hash, FinalTokens: en.Tokens})
 			}
 		}
 		if r != "" {
@@ -298,12 +299,16 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 		if len(recs) > 0 {
 			r.refresh.NotReused[r.refresh.Previous] = len(recs)
 		}
+		if !r.warmed {
+			go tokens.Warm()
+		}
 		return r.perFile(ctx, env, recs, true)
 	}
 	r.refresh.Previous = previousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
 	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused)
+	warmIfCounting(todo)
 	spent := time.Since(begin)
 	err := r.perFile(ctx, env, todo, true)
 	begin = time.Now()
@@ -313,6 +318,7 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 		return err
 	}
 	if len(late) > 0 {
+		warmIfCounting(late)
 		if err := r.perFile(ctx, env, late, false); err != nil {
 			return err
 		}
@@ -338,6 +344,21 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 		return true
 	}
 	return nil
+}
+
+// warmIfCounting builds the tokenizer's tables in the background (a
+// fraction of a second of one core) if some record the per-file stages
+// read will have its tokens counted: one that is not decided by the scan
+// and for which the refresh expects no text. An unchanged refresh whose
+// only reads are files with findings then never builds them (REPO_MAP.md
+// is reused too, writeRepoMap).
+func warmIfCounting(recs []*stages.Record) {
+	for _, rec := range recs {
+		if rec.Kind == stages.KindFile && rec.Category == "" && rec.Err == "" && rec.Size > 0 && !rec.Expected() {
+			go tokens.Warm()
+			return
+		}
+	}
 }
 
 // priorLoad is the previous snapshot, loaded while the scan runs.

@@ -218,6 +218,18 @@ type run struct {
 	refresh Refresh // what was reused, for report.json
 	keys    refreshKeys
 	state   *refreshState // for the next refresh, written beside files.json
+	warmed  bool          // the tokenizer's tables are being built
+}
+
+// loading reports whether the previous snapshot may still be used: it is
+// being loaded, or was.
+func (r *run) loading() bool {
+	select {
+	case <-r.load.done:
+		return r.load.p != nil
+	default:
+		return true
+	}
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -239,7 +251,13 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer tree.Close()
 	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
-	go tokens.Warm() // the tables take a fraction of a second of one core: build them during the scan
+	if !r.loading() {
+		// No previous snapshot to reuse: every file is counted. The tables
+		// take a fraction of a second of one core: build them during the
+		// scan. A refresh builds them only if it counts (readFiles).
+		go tokens.Warm()
+		r.warmed = true
+	}
 
 	prog := r.opts.Progress
 	defer prog.Done()

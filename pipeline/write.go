@@ -55,12 +55,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}); err != nil {
 		return err
 	}
-	if r.state != nil {
-		r.state.FilesJSON = hex.EncodeToString(filesJSON.Sum(nil))
-		if err := writeState(r.tmp, r.state, r.keys.mac); err != nil {
-			return err
-		}
-	}
+	filesSum := hex.EncodeToString(filesJSON.Sum(nil))
 	if err := writeSecrets(r.tmp, res.Findings, r.opts.Version); err != nil {
 		return err
 	}
@@ -71,8 +66,19 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), RepoMap(m, RepoMapOptions{Name: filepath.Base(r.opts.Root), Tree: tree.FS()}), 0o644); err != nil {
+	repoMap := r.prior.sameRepoMap(filesSum)
+	if repoMap == nil {
+		repoMap = RepoMap(m, RepoMapOptions{Name: filepath.Base(r.opts.Root), Tree: tree.FS()})
+	}
+	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), repoMap, 0o644); err != nil {
 		return err
+	}
+	if r.state != nil {
+		sum := blake3.Sum256(repoMap)
+		r.state.FilesJSON, r.state.RepoMap = filesSum, hex.EncodeToString(sum[:])
+		if err := writeState(r.tmp, r.state, r.keys.mac); err != nil {
+			return err
+		}
 	}
 	if err := writeInstructions(r.tmp, m, tree.FS()); err != nil {
 		return err

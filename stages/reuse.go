@@ -108,10 +108,18 @@ type Expectation struct {
 	Key    []byte // keys the digest, so the state holds no plain hash of a text with a secret
 	Digest [32]byte
 	Tokens int
+	// Final is files.json's hash of the text as staged last time (after
+	// redaction) and FinalTokens its count: redaction that gives the same
+	// bytes takes that count instead of recounting.
+	Final       string
+	FinalTokens int
 }
 
 // Expect sets what a refresh expects of the record's normalized text.
 func (r *Record) Expect(x Expectation) { r.expect = &x }
+
+// Expected reports whether a refresh set an Expectation on the record.
+func (r *Record) Expected() bool { return r.expect != nil }
 
 // TextDigest is the keyed digest and token count of the record's
 // normalized text before redaction, for the next refresh's Expectation;
