@@ -202,8 +202,8 @@ type prior struct {
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
-	files   map[string]*stateEntry
-	entries map[string]*manifest.Entry
+	files              map[string]*stateEntry
+	entries            map[string]*manifest.Entry
 }
 
 func (p *prior) close() {
