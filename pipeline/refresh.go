@@ -196,9 +196,13 @@ type prior struct {
 	treeDir *os.File    // the same directory, for openBeneath
 	made    sync.Map    // directories of the new tree already made, by OS path
 	noClone atomic.Bool // a reflink failed as unsupported: the filesystem has none
-	started int64
-	values  map[string]bool
-	textKey []byte // stateEntry.Text's key
+	// treeFd is treeDir's descriptor for placeFast's openat2; noOpenat2
+	// says the kernel refused it.
+	treeFd    int
+	noOpenat2 atomic.Bool
+	started   int64
+	values    map[string]bool
+	textKey   []byte // stateEntry.Text's key
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
@@ -252,6 +256,9 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text,
 		filesJSON: st.FilesJSON, repoMap: st.RepoMap,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*manifest.Entry, len(m.Files)),
+	}
+	if treeDir != nil {
+		p.treeFd = int(treeDir.Fd())
 	}
 	for _, v := range st.Values {
 		p.values[v] = true

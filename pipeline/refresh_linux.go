@@ -3,12 +3,17 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/zeebo/blake3"
 	"golang.org/x/sys/unix"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
 // cloneFile makes dst share src's blocks (FICLONE: btrfs, XFS with
@@ -90,4 +95,122 @@ func openBeneath(dir *os.File, rel string) (f *os.File, ok bool, err error) {
 		}
 		return nil, true, &fs.PathError{Op: "openat2", Path: rel, Err: err}
 	}
+}
+
+// placeFast is place on raw descriptors where the kernel has openat2: the
+// previous copy opened beneath the previous tree in one call, the new one
+// created, the bytes read, hashed and written, both closed, and nothing
+// else (os.File would add a poller registration and flag changes to each
+// of the 9,000 files of a refresh of Go's src/). The file's size from
+// fstat is read (its whole, as a reflink takes it), so a copy edited in
+// OUT fails the hash as in place. ok is false
+// where openat2 is missing or refused: the caller places the file itself.
+func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte) (n int64, why string, err error, ok bool) {
+	if p.treeDir == nil || strings.HasPrefix(from, "/") || p.noOpenat2.Load() {
+		return 0, "", nil, false
+	}
+	how := &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOATIME,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	var src int
+	for {
+		src, err = unix.Openat2(p.treeFd, from, how)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EPERM && how.Flags&unix.O_NOATIME != 0 {
+			how.Flags &^= unix.O_NOATIME // not the owner after all
+			continue
+		}
+		break
+	}
+	switch {
+	case err == unix.ENOSYS || err == unix.EPERM:
+		p.noOpenat2.Store(true)
+		return 0, "", nil, false
+	case err != nil && dirfd.IsResource(err):
+		return 0, "", &fs.PathError{Op: "openat2", Path: from, Err: err}, true
+	case err != nil:
+		return 0, whyCopy, nil, true // gone, or a symlink on the way: not what files.json says
+	}
+	defer unix.Close(src)
+	var st unix.Stat_t
+	if err := unix.Fstat(src, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0, whyCopy, nil, true // a directory, FIFO or device where a file was
+	}
+	if dir := filepath.Dir(to); !p.madeDir(dir) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			n, why, err := placeFailed(err)
+			return n, why, err, true
+		}
+		p.made.Store(dir, true)
+	}
+	dst, err := unix.Open(to, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		n, why, err := placeFailed(&fs.PathError{Op: "open", Path: to, Err: err})
+		return n, why, err, true
+	}
+	placed := false
+	defer func() {
+		unix.Close(dst)
+		if !placed {
+			os.Remove(to)
+		}
+	}()
+	cloned := false
+	if cloneFiles && !p.noClone.Load() {
+		err := unix.IoctlFileClone(dst, src)
+		cloned = err == nil
+		if cloneUnsupported(err) {
+			p.noClone.Store(true)
+		}
+	}
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	h := blake3.New()
+	for n < st.Size {
+		if err := ctx.Err(); err != nil {
+			return 0, "", err, true
+		}
+		m, err := unix.Read(src, buf[:min(int64(len(buf)), st.Size-n)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil && dirfd.IsResource(err) {
+			return 0, "", &fs.PathError{Op: "read", Path: from, Err: err}, true
+		}
+		if err != nil || m == 0 {
+			return 0, whyCopy, nil, true // shrunk or unreadable: the hash cannot match
+		}
+		h.Write(buf[:m])
+		if !cloned {
+			if err := writeAll(dst, buf[:m]); err != nil {
+				n, why, err := placeFailed(&fs.PathError{Op: "write", Path: to, Err: err})
+				return n, why, err, true
+			}
+		}
+		n += int64(m)
+	}
+	if [32]byte(h.Sum(nil)) != want {
+		return 0, whyCopy, nil, true // edited in OUT since it was published
+	}
+	placed = true
+	return n, "", nil, true
+}
+
+// writeAll writes b to fd, past short writes and interruptions.
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		m, err := unix.Write(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[m:]
+	}
+	return nil
 }

@@ -153,6 +153,9 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b
 // must be read from its source instead (nothing is left at to). err is
 // for failures of the machine: a full disk must stop the run.
 func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n int64, why string, err error) {
+	if n, why, err, ok := p.placeFast(ctx, from, to, want); ok {
+		return n, why, err
+	}
 	src, err := p.open(from)
 	if err != nil {
 		if dirfd.IsResource(err) {
