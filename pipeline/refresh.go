@@ -20,6 +20,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/repoprep/repoprep/internal/dedup"
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/stages"
@@ -414,4 +415,15 @@ func (p *prior) sameRepoMap(filesSum string) []byte {
 		return nil
 	}
 	return data
+}
+
+// hexSum decodes files.json's "blake3:<hex>" hash.
+func hexSum(h string) ([32]byte, error) {
+	var sum [32]byte
+	rest, ok := strings.CutPrefix(h, dedup.HashPrefix)
+	if !ok || len(rest) != 64 {
+		return sum, fmt.Errorf("not a BLAKE3 hash: %q", h)
+	}
+	_, err := hex.Decode(sum[:], []byte(rest))
+	return sum, err
 }

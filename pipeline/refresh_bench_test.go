@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
-
-	"github.com/repoprep/repoprep/internal/dedup"
 )
 
 // BenchmarkRefreshGoSrc (make bench-refresh) runs, on a copy of Go's src/
@@ -246,12 +243,6 @@ func BenchmarkPlaceGoSrc(b *testing.B) {
 			return os.Link(filepath.Join(out, "tree", j.from), to)
 		})
 	})
-}
-
-func hexSum(h string) ([32]byte, error) {
-	var sum [32]byte
-	_, err := hex.Decode(sum[:], []byte(strings.TrimPrefix(h, dedup.HashPrefix)))
-	return sum, err
 }
 
 func errgroupWithLimit(n int) *errgroup.Group {

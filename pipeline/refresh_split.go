@@ -469,12 +469,56 @@ func (p *prior) updateIndex(ctx context.Context, staged []*stages.Record, files 
 	if read > len(staged)/2 {
 		return false, nil // a build reads as much and sorts faster
 	}
-	err = trigram.Update(ctx, ix, files, from, dst)
-	if errors.Is(err, trigram.ErrTooManyChanges) || errors.Is(err, trigram.ErrDamaged) {
+	// What the previous index holds under a dropped id: the previous
+	// tree's copy, which must hash as files.json says (else the update
+	// stops and a build is made).
+	old := func(id int) (trigram.File, bool) {
+		path := ix.Paths()[id]
+		en := p.entries[path]
+		if en == nil || !en.Staged {
+			return trigram.File{}, false
+		}
+		want, err := hexSum(en.Hash)
+		if err != nil {
+			return trigram.File{}, false
+		}
+		return trigram.File{Path: path, Open: func() (io.ReadCloser, error) {
+			f, err := p.open(path)
+			if err != nil {
+				return nil, err
+			}
+			return &checkedReader{f: f, h: blake3.New(), want: want}, nil
+		}}, true
+	}
+	err = trigram.UpdateWith(ctx, ix, files, from, old, dst)
+	if errors.Is(err, trigram.ErrTooManyChanges) || errors.Is(err, trigram.ErrDamaged) || errors.Is(err, errPreviousCopy) {
+		os.Remove(dst)
 		return false, nil
 	}
 	return err == nil, err
 }
+
+// errPreviousCopy: a previous tree's copy does not hash as files.json says.
+var errPreviousCopy = errors.New("the previous copy is not what files.json says")
+
+// checkedReader reads a previous copy and, at its end, errs unless it
+// hashed to want.
+type checkedReader struct {
+	f    *os.File
+	h    *blake3.Hasher
+	want [32]byte
+}
+
+func (c *checkedReader) Read(b []byte) (int, error) {
+	n, err := c.f.Read(b)
+	c.h.Write(b[:n])
+	if err == io.EOF && [32]byte(c.h.Sum(nil)) != c.want {
+		return n, errPreviousCopy
+	}
+	return n, err
+}
+
+func (c *checkedReader) Close() error { return c.f.Close() }
 
 // lineMarks returns the previous lines.json's marks of the oversize staged
 // files whose text is unchanged, by path.

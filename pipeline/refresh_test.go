@@ -194,6 +194,13 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 		{name: "an edit", src: func(t *testing.T, src, _, _ string) {
 			write(t, filepath.Join(src, "main.go"), "package main\n\nfunc main() { println(1) }\n")
 		}, previous: previousUsed, why: []string{whyChanged}},
+		{name: "an edit, its previous copy also edited in OUT", src: func(t *testing.T, src, _, _ string) {
+			write(t, filepath.Join(src, "notes/plain.txt"), "something else to read\n")
+		}, out: func(t *testing.T, out string) {
+			// The index update must not take this copy for what the old
+			// index holds under its id.
+			write(t, filepath.Join(out, "tree/notes/plain.txt"), "zzz qqq jjj\n")
+		}, previous: previousUsed, why: []string{whyChanged}},
 		{name: "an edit of the same size", src: func(t *testing.T, src, _, _ string) {
 			write(t, filepath.Join(src, "notes/plain.txt"), "nothing to hear here\n")
 		}, previous: previousUsed, why: []string{whyChanged}},

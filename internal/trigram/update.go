@@ -23,7 +23,20 @@ var ErrTooManyChanges = errors.New("trigram: too many changed files to update in
 // so they do). Each of prev's posting lists is decoded, renumbered and
 // merged with the read files' lists: the cost is that of the index, not of
 // the tree. Past maxPairs new postings it stops with ErrTooManyChanges.
-func Update(ctx context.Context, prev *Index, files []File, from []int, dst string) (err error) {
+func Update(ctx context.Context, prev *Index, files []File, from []int, dst string) error {
+	return UpdateWith(ctx, prev, files, from, nil, dst)
+}
+
+// UpdateWith is Update that can also read what prev indexed: old(id)
+// gives the content prev indexed under id, for ids no file keeps. When
+// every kept file keeps its id (edits in place, deletions, files added
+// after the last) and old gives each dropped id, a posting list holding
+// none of the dropped files' trigrams and gaining no new file is copied
+// as it is, without decoding: an edit costs a copy of the index plus the
+// lists of the trigrams of the files it touched. old's content must be
+// what prev indexed (the caller checks it against a hash): a list it
+// misses would keep a dropped id. Otherwise UpdateWith is Update.
+func UpdateWith(ctx context.Context, prev *Index, files []File, from []int, old func(id int) (File, bool), dst string) (err error) {
 	if len(from) != len(files) {
 		return fmt.Errorf("trigram: update: %d files, %d sources", len(files), len(from))
 	}
@@ -45,6 +58,35 @@ func Update(ctx context.Context, prev *Index, files []File, from []int, dst stri
 	b := &builder{}
 	sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
 	var set []uint32
+	// dirty marks the trigrams of the dropped files, when copying the
+	// other lists is sound (identity).
+	identity := old != nil
+	for id, nid := range renum {
+		if nid >= 0 && nid != int64(id) {
+			identity = false
+			break
+		}
+	}
+	var dirty []uint64
+	if identity {
+		dirty = make([]uint64, 1<<24/64)
+		for id, nid := range renum {
+			if nid >= 0 {
+				continue
+			}
+			f, ok := old(id)
+			if !ok {
+				identity = false
+				break
+			}
+			if set, _, err = sp.split(f, set[:0]); err != nil {
+				return fmt.Errorf("index %s (previous): %w", f.Path, err)
+			}
+			for _, t := range set {
+				dirty[t/64] |= 1 << (t % 64)
+			}
+		}
+	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
@@ -123,6 +165,19 @@ func Update(ctx context.Context, prev *Index, files []File, from []int, dst stri
 			t = prev.table[i].tri
 		default:
 			t = min(prev.table[i].tri, uint32(b.post[j]>>32))
+		}
+		if identity && i < len(prev.table) && prev.table[i].tri == t &&
+			(j == len(b.post) || uint32(b.post[j]>>32) != t) && dirty[t/64]&(1<<(t%64)) == 0 {
+			// No dropped file had t and no read file has it: the list is
+			// the same ids under the same numbers, byte for byte.
+			e := prev.table[i]
+			w.write(prev.post[e.off : e.off+e.n])
+			table = append(table, byte(t>>16), byte(t>>8), byte(t))
+			table = binary.AppendUvarint(table, uint64(e.count))
+			table = binary.AppendUvarint(table, uint64(e.n))
+			b.trigrams++
+			i++
+			continue
 		}
 		olds = olds[:0]
 		if i < len(prev.table) && prev.table[i].tri == t {
