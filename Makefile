@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding fmt clean release
+.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh fmt clean release
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -103,6 +103,11 @@ bench-serve: build
 	@test -f $(BENCH_OUT)/files.json || ./bin/repoprep run -q --progress never -o $(BENCH_OUT) $$($(GO) env GOROOT)/src
 	REPOPREP_BENCH_OUT=$(BENCH_OUT) $(GO) test -run '^$$' -bench 'GoSrc|OversizeRange' -benchtime 5x -count 3 ./serve/
 	$(GO) test -run '^$$' -bench 'BuildGoSrc' -benchtime 1x -count 3 ./internal/trigram/
+# A refresh against a full run on a copy of Go's src/ on a tmpfs: each
+# iteration a full run, an unchanged refresh and a one-file-changed refresh,
+# reported as ratios of the full run (issue 15's bars: 0.15 and 0.25).
+bench-refresh:
+	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'RefreshGoSrc' -benchtime $(or $(COUNT),3)x -count 3 -timeout 30m ./pipeline/
 # repoprep run on a real tree (GOROOT/src by default) copied to a tmpfs,
 # beside cp -a of the same tree: 5 paired runs, the median ratio, the peak
 # RSS and report.json's stages. BENCH_WORKERS="1 2 4" adds a workers series;

@@ -55,6 +55,9 @@ type Audit struct {
 	DocumentsExtracted []AuditCount `json:"documents_extracted,omitempty"`
 	DocumentsRefused   []AuditCount `json:"documents_refused,omitempty"`
 
+	// Refresh is report.json's refresh, shown in one line under Scanned.
+	Refresh *Refresh `json:"-"`
+
 	// Tokens is the o200k token count of the staged files: what reading
 	// the whole snapshot costs an agent (audit_tokens.go).
 	Tokens           int64            `json:"tokens"`
@@ -311,6 +314,9 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
 	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes), mapNum(a.Tokens)+" tokens")
 	r.row("directories not walked", mapNum(a.Pruned))
+	if a.Refresh != nil {
+		r.row("reused", a.Refresh.line(a.Files))
+	}
 	r.renderLeftOut(a)
 	r.counts("By category", a.Categories)
 	r.renderTokens(a)

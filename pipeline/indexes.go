@@ -18,7 +18,12 @@ import (
 // trigram index that lets search open only the files that can match, and
 // the line marks that let a ranged read of an oversize file seek. Both are
 // built from the staged copies, after redaction, in path order.
-func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, workers int) error {
+// A refresh whose staged files are the previous snapshot's, byte for byte,
+// copies its indexes (prior.copyIndexes); otherwise it takes each unchanged
+// file's trigrams and line marks from them and reads only the others
+// (prior.updateIndex, prior.lineMarks). Either way the indexes are those a
+// build from scratch writes.
+func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, workers int, prev *prior) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
 		if rec.Staged {
@@ -26,6 +31,11 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 		}
 	}
 	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
+	if prev != nil {
+		if ok, err := prev.copyIndexes(staged, tmp); ok || err != nil {
+			return err
+		}
+	}
 	// Opened by plain paths, not through tree (an os.Root re-walks every
 	// component with openat on each open): tmp is this run's own
 	// directory, made 0700, and the names come from readdir, as for
@@ -37,12 +47,30 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 			return os.Open(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
 		}}
 	}
-	if err := trigram.BuildWorkers(ctx, files, filepath.Join(tmp, trigram.FileName), tmp, workers); err != nil {
-		return err
+	dst := filepath.Join(tmp, trigram.FileName)
+	updated := false
+	if prev != nil {
+		var err error
+		if updated, err = prev.updateIndex(ctx, staged, files, dst); err != nil {
+			return err
+		}
+	}
+	if !updated {
+		if err := trigram.BuildWorkers(ctx, files, dst, tmp, workers); err != nil {
+			return err
+		}
+	}
+	var known map[string]lineindex.File
+	if prev != nil {
+		known = prev.lineMarks(staged)
 	}
 	var ix lineindex.Index
 	for _, rec := range staged {
 		if !rec.Oversize {
+			continue
+		}
+		if lf, ok := known[rec.Path]; ok {
+			ix.Files = append(ix.Files, lf)
 			continue
 		}
 		f, err := tree.Open(filepath.FromSlash(rec.Path))

@@ -233,11 +233,18 @@ func (l *outLock) recover() ([]dirfd.ID, error) {
 	return left, l.writeJournal()
 }
 
-// release drops the lock; the file stays so no run races on its inode,
-// holding no holder and only what is left to clean up.
+// release drops the lock. With nothing left to clean up the lock file is
+// removed, so no ".OUT.lock" lingers beside OUT between runs; removing it
+// while it is locked is safe, since a run that opened it before the
+// unlink finds after its flock that the name no longer holds the file it
+// locked, and takes a new one (tryLock). With something left (a previous
+// snapshot that could not be removed) the file stays, holding no holder
+// and only that journal, for the next run.
 func (l *outLock) release() {
 	if len(l.journal) == 0 {
-		l.f.Truncate(0)
+		if l.check() == nil { // the name still holds our file, not someone else's
+			os.Remove(l.path)
+		}
 	} else {
 		l.holder = ""
 		l.writeJournal()

@@ -40,11 +40,14 @@ type Options struct {
 	// FingerprintKey keys every finding's fingerprint. nil means a random key per run:
 	// nothing in OUT can be tested against a guess, but fingerprints change every run.
 	FingerprintKey []byte
-	NoIgnore       bool         // do not honour .gitignore / .ignore files
-	RulesFile      string       // extra rules merged over the embedded defaults
-	Version        string       // written into report.json
-	Progress       Reporter     // nil means silent
-	Logger         *slog.Logger // nil means discard; the library never calls slog.SetDefault
+	NoIgnore       bool // do not honour .gitignore / .ignore files
+	// Full reads every file, taking nothing from the previous snapshot at
+	// OutDir (refresh.go); the snapshot is the same either way.
+	Full      bool
+	RulesFile string       // extra rules merged over the embedded defaults
+	Version   string       // written into report.json
+	Progress  Reporter     // nil means silent
+	Logger    *slog.Logger // nil means discard; the library never calls slog.SetDefault
 
 	// MemoryLimit, when not 0, is the base of a soft limit on the Go
 	// runtime's memory for the run (debug.SetMemoryLimit): once the scan

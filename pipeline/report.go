@@ -26,6 +26,9 @@ type Report struct {
 	// or the platform has none (macOS, Windows): their access times may
 	// have moved.
 	ATimeNotKept int64 `json:"atime_not_kept,omitempty"`
+	// Refresh says how many entries were taken from the previous snapshot
+	// and why the others were read (refresh.go).
+	Refresh *Refresh `json:"refresh"`
 }
 
 // StageTime is one stage's wall time and throughput.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/zeebo/blake3"
+
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -21,10 +23,31 @@ const maxRepoConfigBytes = 1 << 20
 // read through an os.Root, without blocking on a FIFO, and only if it is a
 // regular file.
 func LoadRules(root, rulesFile string) (*rules.Set, error) {
+	rs, _, err := loadRules(root, rulesFile)
+	return rs, err
+}
+
+// loadRules is LoadRules that also returns a digest of the rule files it
+// merged over the embedded defaults (which the build's own digest covers):
+// a refresh reuses nothing from a snapshot made under other rules.
+func loadRules(root, rulesFile string) (*rules.Set, string, error) {
+	rs, srcs, err := readRules(root, rulesFile)
+	if err != nil {
+		return nil, "", err
+	}
+	h := blake3.New()
+	for _, s := range srcs {
+		fmt.Fprintf(h, "%t %d\n", s.Repo, len(s.Data)) // not the name: --rules a.toml and --rules ./a.toml are one rule set
+		h.Write(s.Data)
+	}
+	return rs, fmt.Sprintf("%x", h.Sum(nil)), nil
+}
+
+func readRules(root, rulesFile string) (*rules.Set, []rules.Source, error) {
 	var srcs []rules.Source
 	data, err := readRepoConfig(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if data != nil {
 		srcs = append(srcs, rules.Source{Name: rules.RepoConfig, Data: data, Repo: true})
@@ -32,11 +55,12 @@ func LoadRules(root, rulesFile string) (*rules.Set, error) {
 	if rulesFile != "" {
 		data, err := os.ReadFile(rulesFile)
 		if err != nil {
-			return nil, fmt.Errorf("rules: %w", err)
+			return nil, nil, fmt.Errorf("rules: %w", err)
 		}
 		srcs = append(srcs, rules.Source{Name: rulesFile, Data: data})
 	}
-	return rules.LoadSources(srcs...)
+	rs, err := rules.LoadSources(srcs...)
+	return rs, srcs, err
 }
 
 // readRepoConfig returns root's .repoprep.toml, or nil when there is none.

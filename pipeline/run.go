@@ -47,16 +47,26 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
 		return nil, badOptions(err)
 	}
-	rs, err := LoadRules(opts.Root, opts.RulesFile)
+	rs, rulesDigest, err := loadRules(opts.Root, opts.RulesFile)
 	if err != nil {
 		return nil, badOptions(err)
 	}
 	for _, w := range rs.Warnings {
 		opts.Logger.Warn(w)
 	}
+	if opts.FingerprintKey == nil {
+		opts.FingerprintKey = randomKey()
+	}
 	sec, err := newSecretOptions(opts, rs)
 	if err != nil {
 		return nil, badOptions(err)
+	}
+	keys := newRefreshKeys(opts.FingerprintKey)
+	refresh := Refresh{NotReused: map[string]int{}}
+	if refresh.Key, err = refreshKey(opts, rulesDigest, sec, keys); err != nil {
+		// Without the build's digest no snapshot can be trusted to be this
+		// build's: read everything, and write no state.
+		refresh.Previous, refresh.Detail = previousState, err.Error()
 	}
 	lock, err := acquireLock(opts.OutDir, opts.Logger)
 	if err != nil {
@@ -67,6 +77,24 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The previous snapshot is read while the scan runs.
+	load := &priorLoad{done: make(chan struct{})}
+	switch {
+	case refresh.Key == "":
+		close(load.done)
+	case opts.Full:
+		refresh.Previous = previousFull
+		close(load.done)
+	default:
+		go func() {
+			defer close(load.done)
+			load.p, load.previous, load.detail = loadPrior(opts.OutDir, refresh.Key, keys)
+		}()
+	}
+	defer func() {
+		<-load.done
+		load.p.close()
+	}()
 	tmp, err := os.MkdirTemp(filepath.Dir(opts.OutDir), filepath.Base(tmpPrefix(opts.OutDir))+"*")
 	if err != nil {
 		return nil, err
@@ -94,7 +122,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if id, err := dirID(opts.OutDir); err == nil {
 		skip[id] = true
 	}
-	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip}
+	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip, load: load, refresh: refresh, keys: keys}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -184,6 +212,24 @@ type run struct {
 	stages       []stageTime
 	src          *dirfd.Tree
 	pruned       []stages.Pruned // with file counts, for the audit
+
+	load    *priorLoad
+	prior   *prior  // the previous snapshot a refresh reuses (from load); nil: read every file
+	refresh Refresh // what was reused, for report.json
+	keys    refreshKeys
+	state   *refreshState // for the next refresh, written beside files.json
+	warmed  bool          // the tokenizer's tables are being built
+}
+
+// loading reports whether the previous snapshot may still be used: it is
+// being loaded, or was.
+func (r *run) loading() bool {
+	select {
+	case <-r.load.done:
+		return r.load.p != nil
+	default:
+		return true
+	}
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -205,7 +251,13 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer tree.Close()
 	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
-	go tokens.Warm() // the tables take a fraction of a second of one core: build them during the scan
+	if !r.loading() {
+		// No previous snapshot to reuse: every file is counted. The tables
+		// take a fraction of a second of one core: build them during the
+		// scan. A refresh builds them only if it counts (readFiles).
+		go tokens.Warm()
+		r.warmed = true
+	}
 
 	prog := r.opts.Progress
 	defer prog.Done()
@@ -230,15 +282,15 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		defer debug.SetMemoryLimit(prev)
 	}
 
-	if r.opts.stageByStage {
-		if err := r.eachStage(ctx, env, recs); err != nil {
-			return nil, err
-		}
-	} else {
+	decided := make([]bool, len(recs)) // by the scan alone: symlinks, ignored, unsafe names...
+	for i, rec := range recs {
+		decided[i] = rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != ""
+	}
+	if !r.opts.stageByStage {
 		env.SecretScanner = r.secrets.Scanner
-		if err := r.eachFile(ctx, env, recs); err != nil {
-			return nil, err
-		}
+	}
+	if err := r.readFiles(ctx, env, recs); err != nil {
+		return nil, err
 	}
 
 	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
@@ -262,10 +314,16 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.tmp, tree, recs, r.opts.Workers); err != nil {
+	if err := writeIndexes(ctx, r.tmp, tree, recs, r.opts.Workers, r.prior); err != nil {
 		return nil, err
 	}
 	t(recs)
+
+	if r.refresh.Key != "" {
+		if r.state, err = r.stateOf(env, recs, decided); err != nil {
+			return nil, err
+		}
+	}
 
 	m := buildManifest(recs, pruned)
 	res := &Result{Manifest: m, Findings: toPathFindings(findings)}
@@ -273,6 +331,16 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// perFile runs the per-file stages on recs: the one-read loop, or the
+// stage-by-stage reference order. timed records their times in the report
+// (a second, small batch is not: see readFiles).
+func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
+	if r.opts.stageByStage {
+		return r.eachStage(ctx, env, recs, timed)
+	}
+	return r.eachFile(ctx, env, recs, timed)
 }
 
 // perFileMemory is what the memory limit allows for each file beyond
@@ -287,7 +355,7 @@ const perFileMemory = 2 << 10
 // secret rules, the hash and the write all run on those bytes before the
 // worker takes the next file. Each stage is reported with its share of
 // the loop's wall time, in proportion to the time workers spent in it.
-func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
+func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
 	r.opts.Progress.Stage("files", len(recs))
 	begin := time.Now()
 	workers := stages.NewWorkerSet(r.opts.Workers)
@@ -315,7 +383,9 @@ func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Reco
 		if name == "secrets" || name == "hash" || name == "write" {
 			count = stagedOnly
 		}
-		r.record(name, time.Duration(float64(wall)*share), recs, count)
+		if timed {
+			r.record(name, time.Duration(float64(wall)*share), recs, count)
+		}
 	}
 	return nil
 }
@@ -323,8 +393,8 @@ func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Reco
 // eachStage is the order before the one-read loop, kept as the reference
 // the loop's outputs are compared with: each stage in turn over every
 // record, each opening the files it reads.
-func (r *run) eachStage(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
-	if err := r.classifyAndTriage(ctx, env, recs); err != nil {
+func (r *run) eachStage(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
+	if err := r.classifyAndTriage(ctx, env, recs, timed); err != nil {
 		return err
 	}
 	t := r.timer("normalize", nil)
@@ -335,7 +405,9 @@ func (r *run) eachStage(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	}); err != nil {
 		return err
 	}
-	t(recs)
+	if timed {
+		t(recs)
+	}
 	return nil
 }
 
@@ -344,7 +416,7 @@ func (r *run) eachStage(ctx context.Context, env *stages.Env, recs []*stages.Rec
 // two passes held the heads of every file in the tree at once. Each stage
 // is reported with its share of the pass's wall time, in proportion to the
 // time workers spent in it.
-func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*stages.Record) error {
+func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
 	r.opts.Progress.Stage("classify", len(recs))
 	begin := time.Now()
 	var inClassify, inTriage atomic.Int64
@@ -369,8 +441,10 @@ func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*st
 	if c+t > 0 {
 		share = float64(c) / float64(c+t)
 	}
-	r.record("classify", time.Duration(float64(wall)*share), recs, nil)
-	r.record("triage", time.Duration(float64(wall)*(1-share)), recs, nil)
+	if timed {
+		r.record("classify", time.Duration(float64(wall)*share), recs, nil)
+		r.record("triage", time.Duration(float64(wall)*(1-share)), recs, nil)
+	}
 	return nil
 }
 
@@ -429,9 +503,11 @@ type stageTime struct {
 	bytes int64
 }
 
-// stageOrder is the order of report.json's stage rows: the per-file
-// loop's steps, then the cross-file stages (secrets has a part in both).
-var stageOrder = []string{"scan", "read", "classify", "triage", "normalize", "secrets", "hash", "dedup", "index", "write"}
+// stageOrder is the order of report.json's stage rows: the scan, a
+// refresh's reuse of the previous snapshot (which overlaps the loop), the
+// per-file loop's steps, then the cross-file stages (secrets has a part in
+// both).
+var stageOrder = []string{"scan", "reuse", "read", "classify", "triage", "normalize", "secrets", "hash", "dedup", "index", "write"}
 
 // stageTimes are report.json's stage rows.
 func (r *run) stageTimes() []StageTime {

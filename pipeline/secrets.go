@@ -97,9 +97,7 @@ const keyRule = "repoprep-fingerprint-key"
 func newSecretOptions(o Options, rs *rules.Set) (stages.SecretOptions, error) {
 	key := o.FingerprintKey
 	if key == nil {
-		var raw [32]byte
-		rand.Read(raw[:])
-		key = []byte(hex.EncodeToString(raw[:]))
+		key = randomKey()
 	}
 	secretRules := rs.Secrets
 	if o.PII == PIIOff {
@@ -122,6 +120,15 @@ func newSecretOptions(o Options, rs *rules.Set) (stages.SecretOptions, error) {
 		}
 	}
 	return opts, nil
+}
+
+// randomKey is the fingerprint key of a run given none: nothing in OUT can
+// be tested against a guess, but fingerprints change every run (and a
+// refresh reuses nothing).
+func randomKey() []byte {
+	var raw [32]byte
+	rand.Read(raw[:])
+	return []byte(hex.EncodeToString(raw[:]))
 }
 
 // scanSecrets runs the secrets stage; names come first, in scanNames.

@@ -324,7 +324,7 @@ func rewriteIndexes(t testing.TB, dir string, m *manifest.Manifest) {
 	tree, err := os.OpenRoot(filepath.Join(dir, "tree"))
 	noErr(t, err)
 	defer tree.Close()
-	noErr(t, writeIndexes(context.Background(), dir, tree, recs, 2))
+	noErr(t, writeIndexes(context.Background(), dir, tree, recs, 2, nil))
 }
 
 func replaceIn(t *testing.T, name, old, new string) {

@@ -3,7 +3,9 @@ package pipeline
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/stages"
@@ -45,9 +49,13 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Mani
 func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) error {
 	begin := time.Now()
 	m := res.Manifest
-	if err := writeFile(filepath.Join(r.tmp, "files.json"), func(w *bufio.Writer) error { return manifest.WriteManifest(w, m) }); err != nil {
+	filesJSON := blake3.New() // for the refresh state, which names the files.json it describes
+	if err := writeFile(filepath.Join(r.tmp, "files.json"), func(w *bufio.Writer) error {
+		return manifest.WriteManifest(io.MultiWriter(w, filesJSON), m)
+	}); err != nil {
 		return err
 	}
+	filesSum := hex.EncodeToString(filesJSON.Sum(nil))
 	if err := writeSecrets(r.tmp, res.Findings, r.opts.Version); err != nil {
 		return err
 	}
@@ -58,8 +66,19 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), RepoMap(m, RepoMapOptions{Name: filepath.Base(r.opts.Root), Tree: tree.FS()}), 0o644); err != nil {
+	repoMap := r.prior.sameRepoMap(filesSum)
+	if repoMap == nil {
+		repoMap = RepoMap(m, RepoMapOptions{Name: filepath.Base(r.opts.Root), Tree: tree.FS()})
+	}
+	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), repoMap, 0o644); err != nil {
 		return err
+	}
+	if r.state != nil {
+		sum := blake3.Sum256(repoMap)
+		r.state.FilesJSON, r.state.RepoMap = filesSum, hex.EncodeToString(sum[:])
+		if err := writeState(r.tmp, r.state, r.keys.mac); err != nil {
+			return err
+		}
 	}
 	if err := writeInstructions(r.tmp, m, tree.FS()); err != nil {
 		return err
@@ -104,7 +123,7 @@ func (r *run) report(res *Result) Report {
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
 		Pruned: len(res.Manifest.Pruned), Stages: r.stageTimes(), Tools: toolVersions(),
-		ATimeNotKept: r.src.ATimeMoved(),
+		ATimeNotKept: r.src.ATimeMoved(), Refresh: &r.refresh,
 	}
 	for _, e := range res.Manifest.Files {
 		rep.Files++
@@ -121,6 +140,7 @@ func (r *run) report(res *Result) Report {
 	}
 	audit := BuildAudit(res.Manifest, countSecrets(res.Findings), rep.Stages)
 	audit.addPruned(r.pruned)
+	audit.Refresh = &r.refresh
 	rep.Audit = &audit
 	return rep
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/zeebo/blake3"
+
 	"github.com/repoprep/repoprep/internal/textenc"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
@@ -48,7 +50,10 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	if err != nil {
 		return e.writeFailed(rec, err)
 	}
-	res, decErr := in.normalize(out.w)
+	// A streamed text a refresh expects is counted after, only if it is
+	// not what it was (settleTokens).
+	count := rec.expect == nil || in.c == nil
+	res, decErr := in.normalize(out.w, count)
 	writeErr := out.finish(decErr)
 	switch {
 	case writeErr != nil:
@@ -86,10 +91,21 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		// whole, here (a streamed text is counted in batches as it is
 		// decoded).
 		c.inMemory, c.held = true, out.mem.Bytes()
-		res.Tokens = tokens.CountBytes(c.held)
+		if x := rec.expect; x != nil && textDigest(x.Key, blake3.Sum256(c.held)) == x.Digest {
+			res.Tokens = x.Tokens // a refresh's unchanged text: counted last time
+		} else {
+			res.Tokens = tokens.CountBytes(c.held)
+		}
+	} else if !count {
+		n, err := settleTokens(ctx, name, rec.expect)
+		if err != nil {
+			return fmt.Errorf("normalize %s: %w", rec.Path, err)
+		}
+		res.Tokens = n
 	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
+	rec.normTokens, rec.normalized = res.Tokens, true
 	rec.Staged = true
 	// The facts are those of the bytes staged: a file that grew or shrank
 	// between the scan and this open is recorded with the size read.
@@ -167,4 +183,30 @@ func (w *writeErr) Write(p []byte) (int, error) {
 		w.err = err
 	}
 	return n, err
+}
+
+// settleTokens is the token count of a streamed staged text a refresh
+// expected: last time's when it hashes as it did, else counted from the
+// staged copy as normalize counts a stream (tokens.Counter's batches).
+func settleTokens(ctx context.Context, name string, x *Expectation) (int, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := blake3.New()
+	if _, err := io.Copy(h, &sourceReader{ctx: ctx, r: f}); err != nil {
+		return 0, err
+	}
+	if textDigest(x.Key, [32]byte(h.Sum(nil))) == x.Digest {
+		return x.Tokens, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	var counter tokens.Counter
+	if _, err := io.Copy(&counter, &sourceReader{ctx: ctx, r: f}); err != nil {
+		return 0, err
+	}
+	return int(counter.Total()), nil
 }

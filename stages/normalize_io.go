@@ -49,10 +49,11 @@ func (e *Env) openText(ctx context.Context, rec *Record) (*textIn, error) {
 }
 
 // normalize decodes the input into dst. The loop's worker keeps its
-// decoder's buffers; a text it holds whole is counted afterwards, once.
-func (in *textIn) normalize(dst io.Writer) (textenc.Result, error) {
+// decoder's buffers; a text it holds whole is counted afterwards, once,
+// and a streamed one as it is decoded unless count is false.
+func (in *textIn) normalize(dst io.Writer, count bool) (textenc.Result, error) {
 	if in.c != nil {
-		return in.c.w.norm.Normalize(in.src, dst, !in.c.all)
+		return in.c.w.norm.Normalize(in.src, dst, !in.c.all && count)
 	}
 	return textenc.Normalize(bufio.NewReaderSize(in.src, 64<<10), dst)
 }

@@ -32,6 +32,7 @@ type Record struct {
 	Size       int64    // bytes at scan time; normalize replaces it with the bytes it read
 	LinkTarget string   // for symlinks, as written (escaped like Path)
 	id         dirfd.ID // identity at scan time; every later open must find the same file
+	ident      Identity // the scan's lstat in full, for a refresh to tell an unchanged file (reuse.go)
 
 	// classify
 	Mime        string
@@ -77,6 +78,20 @@ type Record struct {
 	scanned bool          // scan is set by Process (else Secrets scans the staged copy)
 	sum     [32]byte      // BLAKE3-256 of the staged text, when hashed
 	hashed  bool
+	// What a refresh knows of a text, for this run and the next (reuse.go):
+	// none of the values a previous run's second pass looked for occurs in
+	// it (set by Reuse); neither secret pass found anything in it (set by
+	// Secrets).
+	valuesClean  bool
+	contentClean bool
+	// A refresh's file read again though unchanged (its text held
+	// findings): what its normalized text was last time (Expect). The
+	// token count of that text, before redaction, is kept (normTokens) for
+	// the next refresh.
+	expect     *Expectation
+	normTokens int
+	normalized bool // normTokens is set
+	nameClean  bool // the name rules are known to find nothing in this path (PathClean)
 }
 
 // Func is one stage on one record; it errs only when the whole run must stop.

@@ -41,6 +41,11 @@ type SecretOptions struct {
 	// Baseline holds fingerprints that are known and accepted: such findings are left
 	// out of what the stage returns and records, but treated like any other in the tree.
 	Baseline map[string]bool
+	// ValuesKnown, when set, reports whether every value in the set was already looked
+	// for by the previous run a refresh reuses: then the second pass can skip a reused
+	// text in which none of those values occurred (Prior.ValuesClean). Called once,
+	// between the passes.
+	ValuesKnown func(*secrets.Values) bool
 }
 
 // masks reports whether a finding of kind is masked in the staged copy.
@@ -59,7 +64,10 @@ func (o SecretOptions) masks(kind string) bool {
 func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) []Finding {
 	var out []Finding
 	for _, rec := range recs {
-		inPath := opts.Scanner.ScanName(rec.Path, opts.Values)
+		var inPath []secrets.Finding
+		if !rec.nameClean {
+			inPath = opts.Scanner.ScanName(rec.Path, opts.Values)
+		}
 		inTarget := opts.Scanner.ScanName(rec.LinkTarget, opts.Values)
 		if len(inPath)+len(inTarget) == 0 {
 			continue
@@ -119,7 +127,8 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	holders := func(rec *Record) []*Record { return append([]*Record{rec}, dups[rec.Path]...) }
 
 	// Pass 1: the rules, run by Process on each staged text; here on the
-	// staged copies it did not scan (the stage-by-stage order).
+	// staged copies it did not scan (the stage-by-stage order) and not on a
+	// reused text they found nothing in at this path (Reuse).
 	if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
 		if rec.scanned {
 			return nil
@@ -140,12 +149,14 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	// order, so the rule a value is first caught by (and reported under
 	// elsewhere) does not depend on scheduling.
 	results := make([]scanned, len(canon))
+	found := make([]bool, len(canon)) // either pass found something in canon[i]
 	for i, rec := range canon {
 		scan := rec.scan
 		rec.scan = nil
 		if scan == nil {
 			continue
 		}
+		found[i] = true
 		res := scanned{byHolder: map[*Record][]secrets.Finding{}}
 		kept := make([]bool, len(scan.Findings))
 		for _, h := range holders(rec) {
@@ -172,23 +183,29 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		results[i] = res
 	}
 
-	// Pass 2: every value masked anywhere, in every staged file.
+	// Pass 2: every value masked anywhere, in every staged file, but a reused text none
+	// of whose values occurred in when the previous run looked, if it looked for all.
 	if opts.Values != nil && opts.Values.Len() > 0 {
 		m := sc.Matcher(opts.Values)
+		known := opts.ValuesKnown != nil && opts.ValuesKnown(opts.Values)
 		if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
-			found, err := m.ScanFile(e.treePath(rec))
+			if known && rec.valuesClean {
+				return nil
+			}
+			hits, err := m.ScanFile(e.treePath(rec))
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
+			found[i] = found[i] || len(hits) > 0
 			res := &results[i]
-			if len(found) > 0 && res.byHolder == nil {
+			if len(hits) > 0 && res.byHolder == nil {
 				res.byHolder = map[*Record][]secrets.Finding{}
 			}
 			var pass1 []secrets.Finding
 			for _, fs := range res.byHolder {
 				pass1 = append(pass1, fs...)
 			}
-			for _, fd := range found {
+			for _, fd := range hits {
 				if !slices.ContainsFunc(pass1, func(p secrets.Finding) bool { return p.Start < fd.End && fd.Start < p.End }) {
 					for _, h := range holders(rec) {
 						res.byHolder[h] = append(res.byHolder[h], fd)
@@ -221,6 +238,15 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	var out []Finding
 	for i, rec := range canon {
 		res := results[i]
+		// For the next refresh: the rules' verdict at this path is known, and
+		// whether the text (every holder's) held anything at all.
+		// A duplicate the loop scanned at its own path counts what the rules
+		// found there too (a rule may depend on the path).
+		rec.scanned = true
+		for _, h := range holders(rec) {
+			h.contentClean = !found[i] && h.scan == nil
+			h.scan = nil
+		}
 		for _, h := range holders(rec) {
 			// Redaction changed the shared copy: every holder reports it.
 			h.Hash, h.Lines, h.Tokens, h.OutSize = rec.Hash, rec.Lines, rec.Tokens, rec.OutSize
@@ -332,8 +358,12 @@ func (e *Env) redact(ctx context.Context, rec *Record, fs []secrets.Finding) err
 	if err := replaceFile(name, redacted); err != nil {
 		return fmt.Errorf("secrets %s: %w", rec.Path, err)
 	}
-	rec.Tokens = tokens.RecountBytes(text, rec.Tokens, edits)
 	rec.Hash = fmt.Sprintf("%s%x", dedup.HashPrefix, blake3.Sum256(redacted))
+	if x := rec.expect; x != nil && x.Final == rec.Hash {
+		rec.Tokens = x.FinalTokens // a refresh's text redacted into what it was last time
+	} else {
+		rec.Tokens = tokens.RecountBytes(text, rec.Tokens, edits)
+	}
 	rec.OutSize, rec.Lines = int64(len(redacted)), countLines(redacted)
 	return nil
 }

@@ -26,6 +26,7 @@ var runExits = []exitDoc{
 	{exitFailed, "failed; nothing published, the previous snapshot is as it was"},
 	{exitUsage, "usage error (a bad flag, a missing source, an OUT that is not a snapshot)"},
 	{exitSecrets, "published, but --fail-on-secrets or --fail-on found secrets"},
+	{exitBusy, "another run holds OUT's lock; nothing done, try again later"},
 }
 
 // flagDoc is what help shows about one flag beyond its usage text.

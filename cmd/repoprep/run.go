@@ -50,6 +50,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	addSecretFlags(fs, &opts, &sf)
 	fs.BoolVar(&opts.NoIgnore, "no-ignore", false, "do not honour .gitignore / .ignore files")
 	fs.doc("no-ignore", "", "", "")
+	fs.BoolVar(&opts.Full, "full", false, "read every file again, reusing nothing from the previous snapshot at OUT (the snapshot is the same)")
+	fs.doc("full", "", "", "")
 	fs.StringVar(&opts.RulesFile, "rules", "", "TOML rules merged over the defaults and SRC's .repoprep.toml")
 	fs.doc("rules", "", "FILE", "")
 	fs.StringVar(&progressMode, "progress", "auto", "auto (a bar only when stderr is a terminal), always or never")
@@ -108,6 +110,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		if errors.Is(err, pipeline.ErrBadOptions) {
 			return exitUsage
+		}
+		if errors.Is(err, pipeline.ErrLocked) {
+			return exitBusy
 		}
 		return exitFailed
 	}

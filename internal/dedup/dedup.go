@@ -47,6 +47,29 @@ func Find(ctx context.Context, files []File, workers int) (Result, error) {
 	return Group(files, sums)
 }
 
+// FindKnown is Find for files some of whose hashes are known: known[i]
+// says sums[i] already holds the BLAKE3-256 of files[i]'s content (a
+// refresh verified it while placing a previous snapshot's copy), and only
+// the others are read.
+func FindKnown(ctx context.Context, files []File, workers int, sums [][32]byte, known []bool) (Result, error) {
+	var todo []File
+	var at []int
+	for i, f := range files {
+		if !known[i] {
+			todo = append(todo, f)
+			at = append(at, i)
+		}
+	}
+	got := make([][32]byte, len(todo))
+	if err := hashAll(ctx, todo, workers, got); err != nil {
+		return Result{}, err
+	}
+	for j, i := range at {
+		sums[i] = got[j]
+	}
+	return Group(files, sums)
+}
+
 // Group is Find for files already hashed: sums[i] is the BLAKE3-256 of
 // files[i]'s content (Name is not read). The pipeline's one-read loop
 // hashes each staged text while it holds it, and groups them here.

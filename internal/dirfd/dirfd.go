@@ -40,7 +40,7 @@ type ID struct{ Dev, Ino uint64 }
 func (id ID) IsZero() bool { return id == ID{} }
 
 // Stat is what a caller learns of a name without opening it: its type, its
-// size and its identity.
+// size, its identity and its modification and change times.
 type Stat struct {
 	// Type holds only the type bits of fs.FileMode: 0 for a regular file,
 	// fs.ModeDir, fs.ModeSymlink (on Windows also a junction or any other
@@ -49,6 +49,10 @@ type Stat struct {
 	Type fs.FileMode
 	Size int64
 	ID   ID
+	// MtimeNs and CtimeNs are the modification and status-change times in
+	// nanoseconds since the epoch (a refresh tells an unchanged file by
+	// them). Windows has no change time: CtimeNs is the last write's.
+	MtimeNs, CtimeNs int64
 }
 
 // IsDir reports a directory (never a symlink to one).

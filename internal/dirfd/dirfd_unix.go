@@ -42,7 +42,7 @@ func statOf(st *unix.Stat_t) Stat {
 	default:
 		typ = fs.ModeIrregular
 	}
-	return Stat{Type: typ, Size: st.Size, ID: IDOf(st)}
+	return Stat{Type: typ, Size: st.Size, ID: IDOf(st), MtimeNs: st.Mtim.Nano(), CtimeNs: st.Ctim.Nano()}
 }
 
 // Lstat stats the file at path without following a final symlink, for

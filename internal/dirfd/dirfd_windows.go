@@ -115,7 +115,8 @@ func statHandle(h handle) (Stat, error) {
 	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
 		return Stat{}, err
 	}
-	st := Stat{Size: int64(info.FileSizeHigh)<<32 | int64(info.FileSizeLow), ID: idOf(&info)}
+	written := info.LastWriteTime.Nanoseconds()
+	st := Stat{Size: int64(info.FileSizeHigh)<<32 | int64(info.FileSizeLow), ID: idOf(&info), MtimeNs: written, CtimeNs: written}
 	switch {
 	case info.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0:
 		var tag fileAttributeTagInfo

@@ -67,6 +67,13 @@ func Normalize(src io.Reader, dst io.Writer) (Result, error) {
 	return normalizeCounting(src, dst, true)
 }
 
+// NormalizeUncounted is Normalize without the token count (Result.Tokens
+// stays 0): for a caller that will know the count otherwise (a refresh
+// whose text turns out to be the one it counted before).
+func NormalizeUncounted(src io.Reader, dst io.Writer) (Result, error) {
+	return normalizeCounting(src, dst, false)
+}
+
 // normalizeCounting is Normalize with the token count optional, so the
 // benchmarks can show the decoder's own cost beside the tokenizer's.
 func normalizeCounting(src io.Reader, dst io.Writer, countTokens bool) (Result, error) {

@@ -31,7 +31,7 @@ type sink struct {
 	dst        io.Writer
 	res        *Result
 	keepFFFD   bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
-	skipTokens bool // leave Result.Tokens at 0 (benchmarks only)
+	skipTokens bool // leave Result.Tokens at 0 (NormalizeUncounted)
 
 	chunk []byte // pump's read buffer, kept by a Normalizer; nil: pump makes one
 

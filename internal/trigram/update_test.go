@@ -1,0 +1,167 @@
+package trigram
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestUpdateEqualsBuild: an index updated from a previous one, reading
+// only the files whose content changed, is byte for byte the index built
+// from scratch: over random trees with files kept, edited, added and
+// removed, and with the changed files spilling past no limit; and so is
+// UpdateWith, which copies the lists no change touches.
+func TestUpdateEqualsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func() string {
+		words := []string{"func", "main", "return", "x", "y := 1", "\n", "// note", "αβγ", "\x00\x01", "if err != nil {"}
+		var b bytes.Buffer
+		for range rng.IntN(40) {
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		return b.String()
+	}
+	for round := range 60 {
+		prev := map[string]string{}
+		for i := range rng.IntN(30) {
+			prev[fmt.Sprintf("d%d/f%02d.txt", i%3, i)] = text()
+		}
+		next := map[string]string{}
+		for p, c := range prev {
+			switch rng.IntN(5) {
+			case 0: // removed
+			case 1:
+				next[p] = text() // edited
+			default:
+				next[p] = c
+			}
+		}
+		for i := range rng.IntN(6) {
+			next[fmt.Sprintf("new/%d-%d.txt", round, i)] = text()
+		}
+		dir := t.TempDir()
+		pfiles, nfiles := memFiles(prev), memFiles(next)
+		pix := build(t, pfiles)
+		want := filepath.Join(dir, "built")
+		if err := Build(context.Background(), nfiles, want, dir); err != nil {
+			t.Fatal(err)
+		}
+		from := make([]int, len(nfiles))
+		read := 0
+		for i, f := range nfiles {
+			from[i] = -1
+			for old, p := range pix.Paths() {
+				if p == f.Path && prev[p] == next[p] {
+					from[i] = old
+				}
+			}
+			if from[i] < 0 {
+				read++
+			}
+		}
+		got := filepath.Join(dir, "updated")
+		if err := Update(context.Background(), pix, nfiles, from, got); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadFile(got)
+		b, _ := os.ReadFile(want)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("round %d: update (%d of %d files read) differs from a build", round, read, len(nfiles))
+		}
+		// With what prev indexed at hand, lists no change touches are copied.
+		byPath := map[string]File{}
+		for _, f := range pfiles {
+			byPath[f.Path] = f
+		}
+		oldOf := func(id int) (File, bool) { f, ok := byPath[pix.Paths()[id]]; return f, ok }
+		gotWith := filepath.Join(dir, "updated-with")
+		if err := UpdateWith(context.Background(), pix, nfiles, from, oldOf, gotWith); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := os.ReadFile(gotWith); !bytes.Equal(c, b) {
+			t.Fatalf("round %d: UpdateWith (%d of %d files read) differs from a build", round, read, len(nfiles))
+		}
+	}
+}
+
+func TestUpdateRefuses(t *testing.T) {
+	pfiles := memFiles(map[string]string{"a": "alpha beta", "b": "gamma delta", "c": "epsilon"})
+	pix := build(t, pfiles)
+	dir := t.TempDir()
+	if err := Update(context.Background(), pix, pfiles, []int{1, 0, 2}, filepath.Join(dir, "x")); err == nil {
+		t.Error("ids taken out of order: no error")
+	}
+	defer func(n int) { maxPairs = n }(maxPairs)
+	maxPairs = 3
+	dst := filepath.Join(dir, "y")
+	if err := Update(context.Background(), pix, pfiles, []int{-1, -1, -1}, dst); !errors.Is(err, ErrTooManyChanges) {
+		t.Errorf("past maxPairs: %v", err)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Error("a refused update left its file")
+	}
+}
+
+// TestUpdateWithCopiesUntouchedLists: files edited in place and files
+// added after the last keep every id, so UpdateWith copies the lists no
+// change touches and still writes the built index. The copy is taken on
+// old's word: told the wrong previous content, it keeps stale ids (so the
+// path is the one exercised), and without old it decodes every list.
+func TestUpdateWithCopiesUntouchedLists(t *testing.T) {
+	prev := map[string]string{}
+	for i := range 50 {
+		prev[fmt.Sprintf("f%02d.go", i)] = fmt.Sprintf("package f%d\n\nfunc F%d() int { return %d }\n", i, i, i*7)
+	}
+	next := map[string]string{}
+	for p, c := range prev {
+		next[p] = c
+	}
+	next["f07.go"] = "package f7\n\n// quux zebra\n"
+	next["f31.go"] = "package f31\n\nvar Q = \"xylophone\"\n"
+	next["z1.go"] = "package z\n\nconst Wombat = 1\n"
+	dir := t.TempDir()
+	pfiles, nfiles := memFiles(prev), memFiles(next)
+	pix := build(t, pfiles)
+	want := filepath.Join(dir, "built")
+	if err := Build(context.Background(), nfiles, want, dir); err != nil {
+		t.Fatal(err)
+	}
+	from := make([]int, len(nfiles))
+	for i, f := range nfiles {
+		from[i] = -1
+		for id, p := range pix.Paths() {
+			if p == f.Path && prev[p] == next[p] {
+				from[i] = id
+			}
+		}
+	}
+	byPath := map[string]File{}
+	for _, f := range pfiles {
+		byPath[f.Path] = f
+	}
+	built, _ := os.ReadFile(want)
+	for _, tc := range []struct {
+		name string
+		old  func(int) (File, bool)
+		same bool
+	}{
+		{"old given", func(id int) (File, bool) { f, ok := byPath[pix.Paths()[id]]; return f, ok }, true},
+		{"no old", nil, true},
+		{"old missing one", func(id int) (File, bool) { return File{}, false }, true},
+		{"old wrong", func(id int) (File, bool) { return memFiles(map[string]string{"x": "nothing alike"})[0], true }, false},
+	} {
+		got := filepath.Join(dir, tc.name)
+		if err := UpdateWith(context.Background(), pix, nfiles, from, tc.old, got); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(got)
+		if bytes.Equal(data, built) != tc.same {
+			t.Errorf("%s: same as the build %t, want %t", tc.name, !tc.same, tc.same)
+		}
+	}
+}

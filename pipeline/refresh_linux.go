@@ -1,0 +1,216 @@
+//go:build linux && !repoprep_portable
+
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
+)
+
+// cloneFile makes dst share src's blocks (FICLONE: btrfs, XFS with
+// reflink, bcachefs, overlayfs over them): no bytes are copied and a
+// later write to either file is copy-on-write. It errs where the
+// filesystem cannot (ext4, tmpfs: EOPNOTSUPP; across filesystems: EXDEV),
+// and the caller copies.
+func cloneFile(dst, src *os.File) error {
+	return unix.IoctlFileClone(int(dst.Fd()), int(src.Fd()))
+}
+
+// cloneUnsupported reports a clone error that every other file of the
+// same trees would meet too: the filesystem has no reflinks, or the two
+// trees are on different filesystems.
+func cloneUnsupported(err error) bool {
+	return errors.Is(err, errors.ErrUnsupported) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOTTY)
+}
+
+// openOwn opens a file of the previous snapshot for reading: never
+// through a symlink, never blocking on a FIFO, and without moving its
+// access time (the snapshot is ours, so the kernel grants O_NOATIME): a
+// refresh that fails leaves the previous snapshot exactly as it was.
+func openOwn(name string) (*os.File, error) {
+	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	fd, err := unix.Open(name, flags|unix.O_NOATIME, 0)
+	if err == unix.EPERM {
+		fd, err = unix.Open(name, flags, 0)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// openBeneath opens the regular file at rel below the directory dir in one
+// call (anything but a regular file is refused): openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS refuses a symlink
+// or ".." anywhere on the way, O_NONBLOCK a FIFO, O_NOATIME keeps the
+// access time (the previous snapshot is ours). ok is false where the
+// kernel has no openat2 (before 5.6, or a seccomp filter refuses it): the
+// caller then walks with dirfd, one component at a time.
+func openBeneath(dir *os.File, rel string) (f *os.File, ok bool, err error) {
+	if dir == nil || strings.HasPrefix(rel, "/") {
+		return nil, false, nil
+	}
+	how := &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOATIME,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	for {
+		fd, err := unix.Openat2(int(dir.Fd()), rel, how)
+		switch err {
+		case nil:
+			var st unix.Stat_t
+			err := unix.Fstat(fd, &st)
+			if err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
+				err = unix.EISDIR // a directory, FIFO or device where a file was: the caller takes it for gone
+			}
+			if err == nil {
+				// Blocking again, as a regular file: the runtime's poller
+				// would only spin on it.
+				var fl int
+				if fl, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil {
+					_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
+				}
+			}
+			if err != nil {
+				unix.Close(fd)
+				return nil, true, &fs.PathError{Op: "open", Path: rel, Err: err}
+			}
+			return os.NewFile(uintptr(fd), rel), true, nil
+		case unix.EINTR:
+			continue
+		case unix.ENOSYS, unix.EPERM:
+			if err == unix.EPERM && how.Flags&unix.O_NOATIME != 0 {
+				how.Flags &^= unix.O_NOATIME // not the owner after all
+				continue
+			}
+			return nil, false, nil
+		}
+		return nil, true, &fs.PathError{Op: "openat2", Path: rel, Err: err}
+	}
+}
+
+// placeFast is place on raw descriptors where the kernel has openat2: the
+// previous copy opened beneath the previous tree in one call, the new one
+// created, the bytes read, hashed and written, both closed, and nothing
+// else (os.File would add a poller registration and flag changes to each
+// of the 9,000 files of a refresh of Go's src/). The file's size from
+// fstat is read (its whole, as a reflink takes it), so a copy edited in
+// OUT fails the hash as in place. ok is false
+// where openat2 is missing or refused: the caller places the file itself.
+func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte) (n int64, why string, err error, ok bool) {
+	if p.treeDir == nil || strings.HasPrefix(from, "/") || p.noOpenat2.Load() {
+		return 0, "", nil, false
+	}
+	how := &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOATIME,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	var src int
+	for {
+		src, err = unix.Openat2(p.treeFd, from, how)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EPERM && how.Flags&unix.O_NOATIME != 0 {
+			how.Flags &^= unix.O_NOATIME // not the owner after all
+			continue
+		}
+		break
+	}
+	switch {
+	case err == unix.ENOSYS || err == unix.EPERM:
+		p.noOpenat2.Store(true)
+		return 0, "", nil, false
+	case err != nil && dirfd.IsResource(err):
+		return 0, "", &fs.PathError{Op: "openat2", Path: from, Err: err}, true
+	case err != nil:
+		return 0, whyCopy, nil, true // gone, or a symlink on the way: not what files.json says
+	}
+	defer unix.Close(src)
+	var st unix.Stat_t
+	if err := unix.Fstat(src, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0, whyCopy, nil, true // a directory, FIFO or device where a file was
+	}
+	if dir := filepath.Dir(to); !p.madeDir(dir) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			n, why, err := placeFailed(err)
+			return n, why, err, true
+		}
+		p.made.Store(dir, true)
+	}
+	dst, err := unix.Open(to, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		n, why, err := placeFailed(&fs.PathError{Op: "open", Path: to, Err: err})
+		return n, why, err, true
+	}
+	placed := false
+	defer func() {
+		unix.Close(dst)
+		if !placed {
+			os.Remove(to)
+		}
+	}()
+	cloned := false
+	if cloneFiles && !p.noClone.Load() {
+		err := unix.IoctlFileClone(dst, src)
+		cloned = err == nil
+		if cloneUnsupported(err) {
+			p.noClone.Store(true)
+		}
+	}
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	h := blake3.New()
+	for n < st.Size {
+		if err := ctx.Err(); err != nil {
+			return 0, "", err, true
+		}
+		m, err := unix.Read(src, buf[:min(int64(len(buf)), st.Size-n)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil && dirfd.IsResource(err) {
+			return 0, "", &fs.PathError{Op: "read", Path: from, Err: err}, true
+		}
+		if err != nil || m == 0 {
+			return 0, whyCopy, nil, true // shrunk or unreadable: the hash cannot match
+		}
+		h.Write(buf[:m])
+		if !cloned {
+			if err := writeAll(dst, buf[:m]); err != nil {
+				n, why, err := placeFailed(&fs.PathError{Op: "write", Path: to, Err: err})
+				return n, why, err, true
+			}
+		}
+		n += int64(m)
+	}
+	if [32]byte(h.Sum(nil)) != want {
+		return 0, whyCopy, nil, true // edited in OUT since it was published
+	}
+	placed = true
+	return n, "", nil, true
+}
+
+// writeAll writes b to fd, past short writes and interruptions.
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		m, err := unix.Write(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[m:]
+	}
+	return nil
+}
