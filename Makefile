@@ -55,11 +55,15 @@ race:
 	$(GO) test -race -count=1 $(PKGS)
 
 # PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
-# so the tests that run it skip there and run here, without -race; so does
-# the schema test's run over part of GOROOT/src (ten times slower raced).
+# so the tests that run it skip there and run here, without -race; so do
+# the parts of the heaviest tests that -race leaves out (testkit.Race):
+# the schema test's run over part of GOROOT/src, the refresh cases and
+# secret modes of the one-read comparison (runs over a 1.2 MB file), and
+# the secret gates over all of GOROOT/src.
 pdf:
 	$(GO) test -count=1 ./internal/extract/
-	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource' ./pipeline/ ./cmd/repoprep/
+	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|OneReadMatchesStageByStage' ./pipeline/ ./cmd/repoprep/
+	$(GO) test -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s

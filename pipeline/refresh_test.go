@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // refreshKey is the fingerprint key of every run here: a refresh needs the
@@ -287,8 +288,18 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 			must(t, os.WriteFile(filepath.Join(out, "files.json"), bytes.Replace(b, []byte(`"test": false`), []byte(`"test": true `), 1), 0o644))
 		}, previous: previousState},
 	}
+	// Under the race detector each case costs seconds (four runs over a
+	// 1.2 MB streamed file): -race runs these few, which exercise the
+	// concurrent parts (reused copies placed while the loop reads, the
+	// index update, the value pass), and make test's pdf target runs every
+	// case without -race.
+	raced := map[string]bool{"no change": true, "an edit": true, "a file replaced by a symlink": true,
+		"a reused file's bare value is caught elsewhere": true, "a staged copy edited in OUT": true}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if testkit.Race && !raced[tc.name] {
+				t.Skip("run without -race (make test's pdf target); -race runs five cases")
+			}
 			src, token, other := refreshTree(t)
 			out := filepath.Join(t.TempDir(), "out")
 			first := refreshOpts(src, out)

@@ -366,7 +366,7 @@ func TestCancelInsideHugeLine(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src")
 	noErr(t, os.MkdirAll(src, 0o755))
 	size := 32 << 20 // the one-read loop is done with 8 MiB in under 300 ms
-	if raceEnabled {
+	if testkit.Race {
 		size = 8 << 20 // still seconds of work under the race detector
 	}
 	line := bytes.Repeat([]byte("abcdefgh ijklmnop qrstuvwx yz012345 "), size/36)

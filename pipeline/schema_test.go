@@ -20,6 +20,7 @@ import (
 	"github.com/repoprep/repoprep/internal/instructions"
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/schema"
 	"github.com/repoprep/repoprep/stages"
@@ -513,7 +514,7 @@ func TestSchemasValidateGoSource(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(src, "crypto", "x509")); err != nil {
 		t.Skip("no Go source tree at", src)
 	}
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testkit.Race {
 		t.Skip("-short or -race: runs over 600 files of GOROOT/src; make test runs it without -race")
 	}
 	schemas := compileSchemas(t)

@@ -50,7 +50,9 @@ func TestBenchRun(t *testing.T) {
 		series = ws
 	}
 	for _, workers := range series {
-		args := []string{"run", "-q", "--progress", "never"}
+		// --full: every pair is a run from scratch, not a refresh of the
+		// previous pair's snapshot (make bench-refresh measures those).
+		args := []string{"run", "-q", "--progress", "never", "--full"}
 		label := "default workers"
 		if workers != "" {
 			args = append(args, "--workers", workers)

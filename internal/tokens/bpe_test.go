@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // rankOf maps each token's bytes to its rank, from the codec, for the
@@ -71,7 +73,7 @@ func TestVocabSplits(t *testing.T) {
 		t.Errorf("%d of %d tokens reachable; the encoder handles unreachable ones, but o200k_base had none", v.reachable, numTokens)
 	}
 	step := 1
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testkit.Race {
 		step = 41 // every token takes about two minutes under -race
 	}
 	for r := 0; r < numTokens; r += step {
@@ -242,7 +244,7 @@ func TestCompatible(t *testing.T) {
 		return uint32(rng.IntN(numTokens))
 	}
 	n := 20000
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testkit.Race {
 		n = 2000
 	}
 	mismatches := 0

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // checkCuts fails unless every cut of s splits both its pieces and its
@@ -161,7 +163,7 @@ func TestRecountRandom(t *testing.T) {
 		}
 	}
 	n := 3000
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testkit.Race {
 		n = 300
 	}
 	for i := range n {

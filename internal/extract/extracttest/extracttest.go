@@ -16,6 +16,8 @@ import (
 	"hash/crc32"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // PDFOptions shape a generated PDF.
@@ -458,7 +460,7 @@ Caf\'e9 and na\u239?ve \{braces\} and a backslash \\.\par
 // -race, so they run in CI all the same.
 func SkipPDFUnderRace(t testing.TB) {
 	t.Helper()
-	if RaceEnabled {
+	if testkit.Race {
 		t.Skip("PDFium runs in the non-race pass of make test (compiling it under -race takes minutes)")
 	}
 }

@@ -1,6 +1,0 @@
-//go:build race
-
-package extracttest
-
-// RaceEnabled reports whether the race detector is on.
-const RaceEnabled = true

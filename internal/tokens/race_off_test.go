@@ -1,6 +1,0 @@
-//go:build !race
-
-package tokens
-
-// raceEnabled lets the slowest exhaustive checks sample under -race.
-const raceEnabled = false
