@@ -155,17 +155,22 @@ func FuzzGate(f *testing.F) {
 // bytes from memory (a copy) as the floor.
 func BenchmarkScanGoSource(b *testing.B) {
 	s := defaultScanner(b)
-	files := goSrcFiles(b, 8<<20)
+	benchGates(b, goSrcFiles(b, 8<<20), func(f []byte) { s.ScanContent(f, "x.go") })
+}
+
+// benchGates runs scan over every item with the gates off and on, beside a
+// copy of the same bytes as the floor, in MB/s of the items.
+func benchGates[T string | []byte](b *testing.B, items []T, scan func(T)) {
 	total := 0
-	for _, f := range files {
-		total += len(f)
+	for _, it := range items {
+		total += len(it)
 	}
 	b.Run("copy", func(b *testing.B) {
 		b.SetBytes(int64(total))
 		var buf []byte
 		for b.Loop() {
-			for _, f := range files {
-				buf = append(buf[:0], f...)
+			for _, it := range items {
+				buf = append(buf[:0], it...)
 			}
 		}
 	})
@@ -179,8 +184,8 @@ func BenchmarkScanGoSource(b *testing.B) {
 			useGates = gated
 			b.SetBytes(int64(total))
 			for b.Loop() {
-				for _, f := range files {
-					s.ScanContent(f, "x.go")
+				for _, it := range items {
+					scan(it)
 				}
 			}
 		})
@@ -231,34 +236,5 @@ func TestPathGates(t *testing.T) {
 // without their gates, beside a copy of the same paths as the floor.
 func BenchmarkPathSkips(b *testing.B) {
 	s := defaultScanner(b)
-	paths := goSrcPaths(b)
-	total := 0
-	for _, p := range paths {
-		total += len(p)
-	}
-	b.Run("copy", func(b *testing.B) {
-		b.SetBytes(int64(total))
-		var buf []byte
-		for b.Loop() {
-			for _, p := range paths {
-				buf = append(buf[:0], p...)
-			}
-		}
-	})
-	for _, gated := range []bool{false, true} {
-		name := "ungated"
-		if gated {
-			name = "gated"
-		}
-		b.Run(name, func(b *testing.B) {
-			defer func(old bool) { useGates = old }(useGates)
-			useGates = gated
-			b.SetBytes(int64(total))
-			for b.Loop() {
-				for _, p := range paths {
-					s.pathSkips(p)
-				}
-			}
-		})
-	}
+	benchGates(b, goSrcPaths(b), func(p string) { s.pathSkips(p) })
 }

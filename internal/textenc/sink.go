@@ -187,7 +187,7 @@ func (s *sink) countTokens(b []byte, final bool) {
 	for len(s.pending) >= tokenBatchBytes || (final && len(s.pending) > 0) {
 		cut := len(s.pending)
 		if !final || len(s.pending) > tokenBatchBytes {
-			cut = lastLineEnd(s.pending, tokenMaxPendingBytes)
+			cut = tokens.BatchEnd(s.pending, tokenMaxPendingBytes)
 			if cut == 0 {
 				if !final {
 					return // wait for a newline or for the cap
@@ -198,35 +198,6 @@ func (s *sink) countTokens(b []byte, final bool) {
 		s.res.Tokens += tokens.CountBytes(s.pending[:cut])
 		s.pending = append(s.pending[:0], s.pending[cut:]...)
 	}
-}
-
-// lastLineEnd returns the length of the longest prefix of b that ends at a
-// tokens.Cut; if there is none and b has grown past limit, the longest that
-// ends with a newline, or else on a rune boundary (those counts may differ
-// from the whole text's by a token per cut); else 0.
-func lastLineEnd(b []byte, limit int) int {
-	if cut := tokens.Cut(b); cut > 0 {
-		return cut // the counts of the parts add up exactly
-	}
-	if len(b) < limit {
-		return 0
-	}
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '\n' {
-			return i + 1
-		}
-	}
-	cut := len(b)
-	for cut > 0 && !utf8.RuneStart(b[cut-1]) {
-		cut--
-	}
-	if cut > 0 {
-		cut-- // drop the (possibly incomplete) last rune; it stays pending
-	}
-	if cut == 0 {
-		return len(b)
-	}
-	return cut
 }
 
 // close flushes what is left and applies the whole-file checks.

@@ -26,7 +26,7 @@ type Counter struct {
 func (c *Counter) Write(p []byte) (int, error) {
 	c.pending = append(c.pending, p...)
 	for len(c.pending) >= counterBatchBytes {
-		cut := batchEnd(c.pending)
+		cut := BatchEnd(c.pending, counterMaxPendingBytes)
 		if cut == 0 {
 			break // wait for a cut or for the cap
 		}
@@ -44,14 +44,16 @@ func (c *Counter) Total() int {
 	return c.n
 }
 
-// batchEnd is where a batch ends: the last cut of b; without one, once b
-// has grown past counterMaxPendingBytes, its last newline or else a rune
-// boundary; otherwise 0 (wait).
-func batchEnd(b []byte) int {
+// BatchEnd is where a batch of streamed text ends: the last cut of b (the
+// counts of the parts then add up exactly); without one, once b has grown
+// past limit, its last newline or else a rune boundary (those counts may
+// differ from the whole text's by a token per batch); otherwise 0: wait
+// for more.
+func BatchEnd(b []byte, limit int) int {
 	if cut := Cut(b); cut > 0 {
 		return cut
 	}
-	if len(b) < counterMaxPendingBytes {
+	if len(b) < limit {
 		return 0
 	}
 	for i := len(b) - 1; i >= 0; i-- {

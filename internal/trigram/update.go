@@ -214,19 +214,5 @@ func UpdateWith(ctx context.Context, prev *Index, files []File, from []int, old 
 		ids = append(ids, olds[k:]...)
 		emit(t)
 	}
-	tableOff := w.n
-	w.write(table)
-	var foot [5 * 8]byte
-	binary.BigEndian.PutUint64(foot[0:], uint64(filesOff))
-	binary.BigEndian.PutUint64(foot[8:], uint64(postingsOff))
-	binary.BigEndian.PutUint64(foot[16:], uint64(tableOff))
-	binary.BigEndian.PutUint64(foot[24:], uint64(b.trigrams))
-	w.write(foot[:32])
-	binary.BigEndian.PutUint64(foot[32:], uint64(w.crc.Sum32()))
-	w.write(foot[32:])
-	w.write([]byte(endMagic))
-	if w.err != nil {
-		return w.err
-	}
-	return w.w.Flush()
+	return w.finish(table, filesOff, postingsOff, b.trigrams)
 }

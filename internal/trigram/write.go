@@ -119,13 +119,20 @@ func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers
 	if err != nil {
 		return err
 	}
+	return w.finish(table, filesOff, postingsOff, b.trigrams)
+}
+
+// finish writes the trigram table, the footer (the three section
+// offsets, the trigram count, the checksum of everything before it) and
+// the end magic, and flushes.
+func (w *countingWriter) finish(table []byte, filesOff, postingsOff int64, trigrams int) error {
 	tableOff := w.n
 	w.write(table)
 	var foot [5 * 8]byte
 	binary.BigEndian.PutUint64(foot[0:], uint64(filesOff))
 	binary.BigEndian.PutUint64(foot[8:], uint64(postingsOff))
 	binary.BigEndian.PutUint64(foot[16:], uint64(tableOff))
-	binary.BigEndian.PutUint64(foot[24:], uint64(b.trigrams))
+	binary.BigEndian.PutUint64(foot[24:], uint64(trigrams))
 	w.write(foot[:32])
 	binary.BigEndian.PutUint64(foot[32:], uint64(w.crc.Sum32()))
 	w.write(foot[32:])
