@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/rules"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -71,32 +73,38 @@ func TestMain(m *testing.M) {
 // BenchmarkScanClassifyTriage runs the first three stages over the
 // generated tree, the way pipeline.Run does.
 func BenchmarkScanClassifyTriage(b *testing.B) {
-	dir := benchTree(b)
-	root := openRoot(b, dir)
+	root := openRoot(b, benchTree(b))
 	rs := defaultRules(b)
-	env := &Env{Src: root, Rules: rs}
 	var files int
 	for b.Loop() {
-		recs, _, err := Scan(context.Background(), ScanOptions{Root: root, Rules: rs, Workers: 4})
-		if err != nil {
-			b.Fatal(err)
-		}
-		g, ctx := errgroup.WithContext(context.Background())
-		g.SetLimit(4)
-		for _, rec := range recs {
-			g.Go(func() error {
-				if err := env.Classify(ctx, rec); err != nil {
-					return err
-				}
-				return env.Triage(ctx, rec)
-			})
-		}
-		if err := g.Wait(); err != nil {
-			b.Fatal(err)
-		}
-		files = len(recs)
+		files = scanClassifyTriage(b, root, rs, 4)
 	}
 	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+}
+
+// scanClassifyTriage scans root and classifies and triages every record
+// on a pool of workers, with a fresh directory cache as in a run; it
+// returns the number of records.
+func scanClassifyTriage(b *testing.B, root *dirfd.Tree, rs *rules.Set, workers int) int {
+	env := &Env{Src: root, Rules: rs}
+	recs, _, err := Scan(context.Background(), ScanOptions{Root: root, Rules: rs, Workers: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(workers)
+	for _, rec := range recs {
+		g.Go(func() error {
+			if err := env.Classify(ctx, rec); err != nil {
+				return err
+			}
+			return env.Triage(ctx, rec)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	return len(recs)
 }
 
 // BenchmarkPlainWalk is the baseline: filepath.WalkDir stating every file

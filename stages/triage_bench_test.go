@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/repoprep/repoprep/internal/testkit"
-	"golang.org/x/sync/errgroup"
 )
 
 // BenchmarkTriage runs triage alone, on one goroutine, over the generated
@@ -43,25 +42,7 @@ func BenchmarkScanClassifyTriageTree(b *testing.B) {
 	var files int
 	c0 := testkit.CPUTime()
 	for b.Loop() {
-		env := &Env{Src: root, Rules: rs} // a fresh directory cache each time, as in a run
-		recs, _, err := Scan(context.Background(), ScanOptions{Root: root, Rules: rs, Workers: 2})
-		if err != nil {
-			b.Fatal(err)
-		}
-		g, ctx := errgroup.WithContext(context.Background())
-		g.SetLimit(2)
-		for _, rec := range recs {
-			g.Go(func() error {
-				if err := env.Classify(ctx, rec); err != nil {
-					return err
-				}
-				return env.Triage(ctx, rec)
-			})
-		}
-		if err := g.Wait(); err != nil {
-			b.Fatal(err)
-		}
-		files = len(recs)
+		files = scanClassifyTriage(b, root, rs, 2)
 	}
 	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	reportCPU(b, files, testkit.CPUTime()-c0)
