@@ -85,7 +85,7 @@ func checkRecount(t *testing.T, name, text string, edits []Edit) {
 }
 
 func TestRecount(t *testing.T) {
-	code := "package main\n\nfunc main() {\n\tkey := \"AKIA0123456789ABCDEF\" // 服务\n\tfmt.Println(key)\n}\n"
+	code := "package main\n\nfunc main() {\n\tkey := \"KEYX0123456789ABCDEF\" // 服务\n\tfmt.Println(key)\n}\n"
 	at := func(s, sub string) (int, int) {
 		i := strings.Index(s, sub)
 		if i < 0 {
@@ -93,7 +93,7 @@ func TestRecount(t *testing.T) {
 		}
 		return i, i + len(sub)
 	}
-	ks, ke := at(code, "AKIA0123456789ABCDEF")
+	ks, ke := at(code, "KEYX0123456789ABCDEF")
 	tests := []struct {
 		name  string
 		text  string
@@ -117,7 +117,7 @@ func TestRecount(t *testing.T) {
 		{"blank lines", "x\n\n\n\ny\n", []Edit{{2, 3, " "}}},
 		{"one long line", strings.Repeat("QUJD", 500), []Edit{{1000, 1040, "[REDACTED:b64]"}}},
 		{"far apart", strings.Repeat("line of text\n", 200), []Edit{{13, 17, "[R]"}, {1300, 1304, "[R]"}, {2590, 2600, "[R]"}}},
-		{"cjk", "密钥是 AKIA0123456789ABCDEF 请勿泄露。\n", []Edit{{10, 30, "[REDACTED:k]"}}},
+		{"cjk", "密钥是 KEYX0123456789ABCDEF 请勿泄露。\n", []Edit{{10, 30, "[REDACTED:k]"}}},
 		{"splits a rune", "漢字かな\n", []Edit{{1, 4, "x"}}},
 		{"invalid text", "a\xffb secret\xe2\x82 c\n", []Edit{{5, 11, "[R]"}}},
 		{"del", "a\x7fb secret \x7f\n", []Edit{{4, 10, "\x7f"}}},
