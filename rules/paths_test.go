@@ -8,32 +8,6 @@ import (
 	"github.com/repoprep/repoprep/internal/testkit"
 )
 
-// gitPatterns are gitignore patterns with git's tricky cases: negation,
-// anchoring, "**", directory-only patterns and re-inclusion under an
-// excluded directory (which git refuses).
-var gitPatterns = []string{
-	"*.log", "!keep.log", "/build-out/", "docs/**/*.tmp",
-	"**/cache", "temp?/", "a/**/b", "*.o", "!/important.o", `\#hash`,
-	"logs/", "!logs/keep/", "foo/*", "!foo/bar", "star/**", "!star/**/", "!star/b/c.md",
-	"neg/*.bin", "!neg/b.bin", "legacy/", "!legacy/keep.md", "/anchored.txt",
-}
-
-var gitPaths = []string{
-	"app.log", "keep.log", "sub/deep/x.log", "sub/keep.log",
-	"build-out/a.c", "sub/build-out/a.c",
-	"docs/a.tmp", "docs/x/y/b.tmp", "other/c.tmp",
-	"cache/c1", "src/cache/c2", "src/cachex/c3",
-	"temp1/t", "tempXY/t", "temp1.txt",
-	"a/b/f", "a/x/y/b/f", "a/c/f",
-	"m.o", "important.o", "sub/important.o",
-	"#hash", "hash",
-	"logs/a", "logs/keep/b",
-	"foo/bar", "foo/baz", "foo/sub/q",
-	"star/a.md", "star/b/c.md", "q/x.go",
-	"neg/a.bin", "neg/b.bin", "neg/sub/c.bin",
-	"legacy/old.md", "legacy/keep.md", "anchored.txt", "sub/anchored.txt",
-}
-
 // gitCases are pattern sets beside the paths to check them on; the later
 // ones re-include a directory or a kind of file below a pattern that matched
 // its parent first ("/*" then "!/archive/"), where a pattern must match the
@@ -43,7 +17,7 @@ var gitCases = []struct {
 	patterns []string
 	paths    []string
 }{
-	{"tricky", gitPatterns, gitPaths},
+	{"tricky", testkit.TrickyIgnorePatterns, testkit.TrickyIgnorePaths},
 	{"only archive", []string{"/*", "!/archive/"}, []string{"archive/x.go", "archive/sub/z.go", "top.go", "src/y.go"}},
 	{"only go files", []string{"*", "!*/", "!*.go"}, []string{"a.txt", "x.go", "d/x.go", "d/y.txt", "d/e/z.go"}},
 	{"one subtree", []string{"/src/*", "!/src/keep/"}, []string{"src/a.go", "src/keep/b.go", "src/keep/c/d.go", "other/src/a.go"}},
@@ -163,7 +137,7 @@ func TestLoadPathRulesErrors(t *testing.T) {
 // and a matched directory matches everything below it (git never
 // re-includes under an excluded directory).
 func FuzzPathGlobs(f *testing.F) {
-	for _, p := range gitPatterns {
+	for _, p := range testkit.TrickyIgnorePatterns {
 		f.Add(p, "a/b/c.go")
 	}
 	f.Add("**/", "x")

@@ -2,9 +2,7 @@ package stages
 
 import (
 	"context"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -64,22 +62,7 @@ func BenchmarkPlainWalkTree(b *testing.B) {
 	var files int
 	c0 := testkit.CPUTime()
 	for b.Loop() {
-		files = 0
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if _, err := d.Info(); err != nil {
-				return err
-			}
-			if !d.IsDir() {
-				files++
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		files = statWalk(b, dir)
 	}
 	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	reportCPU(b, files, testkit.CPUTime()-c0)

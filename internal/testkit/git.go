@@ -36,3 +36,33 @@ func GitIgnored(t testing.TB, dir string, paths []string) map[string]bool {
 	}
 	return ignored
 }
+
+// TrickyIgnorePatterns are gitignore patterns with git's tricky cases:
+// negation, anchoring, "**" (backtracking past its first fit too),
+// directory-only patterns, escapes and re-inclusion under an excluded
+// directory (which git refuses). Both ignore matchers (the scan's and the
+// rules files') are compared with git on them and TrickyIgnorePaths.
+var TrickyIgnorePatterns = []string{
+	"*.log", "!keep.log", "/build-out/", "docs/**/*.tmp",
+	"**/cache", "temp?/", "a/**/b", "*.o", "!/important.o", `\#hash`,
+	"logs/", "!logs/keep/", "foo/*", "!foo/bar", "star/**", "!star/**/", "!star/b/c.md",
+	"neg/*.bin", "!neg/b.bin", "legacy/", "!legacy/keep.md", "/anchored.txt", "bt/**/*/build",
+}
+
+// TrickyIgnorePaths are the files TrickyIgnorePatterns are checked on.
+var TrickyIgnorePaths = []string{
+	"app.log", "keep.log", "sub/deep/x.log", "sub/keep.log",
+	"build-out/a.c", "sub/build-out/a.c",
+	"docs/a.tmp", "docs/x/y/b.tmp", "other/c.tmp",
+	"cache/c1", "src/cache/c2", "src/cachex/c3",
+	"temp1/t", "tempXY/t", "temp1.txt",
+	"a/b/f", "a/x/y/b/f", "a/c/f",
+	"m.o", "important.o", "sub/important.o",
+	"#hash", "hash",
+	"logs/a", "logs/keep/b",
+	"foo/bar", "foo/baz", "foo/sub/q",
+	"star/a.md", "star/b/c.md", "q/x.go",
+	"neg/a.bin", "neg/b.bin", "neg/sub/c.bin",
+	"legacy/old.md", "legacy/keep.md", "anchored.txt", "sub/anchored.txt",
+	"bt/x/build/f", "bt/x/y/build/f", "bt/build/f",
+}
