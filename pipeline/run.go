@@ -17,6 +17,7 @@ import (
 	"github.com/repoprep/repoprep/internal/dirfd"
 
 	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/stages"
@@ -57,7 +58,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.FingerprintKey == nil {
 		opts.FingerprintKey = randomKey()
 	}
-	sec, err := newSecretOptions(opts, rs)
+	sec, scanner, err := newSecretOptions(opts, rs)
 	if err != nil {
 		return nil, badOptions(err)
 	}
@@ -122,7 +123,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if id, err := dirID(opts.OutDir); err == nil {
 		skip[id] = true
 	}
-	r := &run{opts: opts, rules: rs, secrets: sec, tmp: tmp, start: start, skip: skip, load: load, refresh: refresh, keys: keys}
+	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, tmp: tmp, start: start, skip: skip, load: load, refresh: refresh, keys: keys}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -205,7 +206,8 @@ type run struct {
 	opts         Options
 	rules        *rules.Set
 	secrets      stages.SecretOptions
-	nameFindings []stages.Finding // credentials in paths and link targets, found before dedup
+	scanner      func() (*secrets.Scanner, error) // secrets.Scanner, compiled while the scan runs
+	nameFindings []stages.Finding                 // credentials in paths and link targets, found before dedup
 	tmp          string
 	start        time.Time
 	skip         map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
@@ -285,6 +287,9 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	decided := make([]bool, len(recs)) // by the scan alone: symlinks, ignored, unsafe names...
 	for i, rec := range recs {
 		decided[i] = rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != ""
+	}
+	if r.secrets.Scanner, err = r.scanner(); err != nil {
+		return nil, badOptions(err)
 	}
 	if !r.opts.stageByStage {
 		env.SecretScanner = r.secrets.Scanner
@@ -530,15 +535,28 @@ func (r *run) stageTimes() []StageTime {
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
-// forEach runs fn on every record with at most workers calls in flight.
+// forEach runs fn on every record on workers long-lived goroutines (one
+// per record would grow a stack anew for each), the largest files first:
+// a large file taken last would keep one worker busy while the others
+// idle at the end of the loop.
 func forEach(ctx context.Context, recs []*stages.Record, workers int, fn stages.Func) error {
+	order := make([]*stages.Record, len(recs))
+	copy(order, recs)
+	slices.SortStableFunc(order, func(a, b *stages.Record) int { return cmp.Compare(b.Size, a.Size) })
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for _, rec := range recs {
-		if gctx.Err() != nil {
-			break // a worker failed or the caller cancelled
-		}
-		g.Go(func() error { return fn(gctx, rec) })
+	var next atomic.Int64
+	for range min(max(workers, 1), len(order)) {
+		g.Go(func() error {
+			for {
+				k := next.Add(1) - 1
+				if k >= int64(len(order)) || gctx.Err() != nil {
+					return nil // done, a worker failed or the caller cancelled
+				}
+				if err := fn(gctx, order[k]); err != nil {
+					return err
+				}
+			}
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
