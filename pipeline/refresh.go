@@ -1,11 +1,12 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"crypto/subtle"
+	"encoding/gob"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +51,7 @@ import (
 // stateName is the refresh state's name inside OUT.
 const stateName = ".refresh-state"
 
-const stateSchema = "repoprep.refresh-state/v1"
+const stateSchema = "repoprep.refresh-state/v2"
 
 // racyWindow: a file whose mtime or ctime lies this close before the
 // previous run began (or after) is read again. That run may have read it
@@ -96,34 +97,56 @@ type Refresh struct {
 	NotReused map[string]int `json:"not_reused"`
 }
 
-// refreshState is the state file's JSON, after its MAC line.
+// refreshState is the state file's body, after its MAC line, in gob: a
+// refresh decodes it in a twelfth of the time JSON takes (7 against 94 ms
+// for Go's src/), and only ever decodes one this build wrote (the MAC
+// says so first).
 type refreshState struct {
-	Schema    string       `json:"schema"`
-	Key       string       `json:"key"`
-	FilesJSON string       `json:"files_json"` // BLAKE3 of the files.json it describes
-	RepoMap   string       `json:"repo_map"`   // BLAKE3 of the REPO_MAP.md beside it
-	StartedNs int64        `json:"started_ns"` // when that run began, for racyWindow
-	Values    []string     `json:"values"`     // keyed digests of the values the cross-file pass looked for
-	Files     []stateEntry `json:"files"`
+	Schema    string
+	Key       string
+	FilesJSON string       // BLAKE3 of the files.json it describes
+	RepoMap   string       // BLAKE3 of the REPO_MAP.md beside it
+	StartedNs int64        // when that run began, for racyWindow
+	Values    []string     // keyed digests of the values the cross-file pass looked for
+	Files     []stateEntry // the regular files the scan left for the per-file stages
+	// Manifest is what that files.json holds (it hashes to FilesJSON):
+	// a refresh takes its entries from here instead of parsing the JSON,
+	// and copies files.json when its own manifest comes out the same.
+	Manifest *manifest.Manifest
 }
 
 // stateEntry is one regular file the scan left for the per-file stages.
 type stateEntry struct {
-	Path  string `json:"p"`
-	Dev   uint64 `json:"d"`
-	Ino   uint64 `json:"i"`
-	Size  int64  `json:"s"`
-	Mtime int64  `json:"m"`
-	Ctime int64  `json:"c"`
-	Dir   string `json:"x,omitempty"` // stages.Env.DirContext
-	Redo  string `json:"r,omitempty"` // why the next run must read it again ("" : it may reuse it)
-	Rules bool   `json:"k,omitempty"` // the secret rules ran on its text at this path and found nothing
+	Path               string
+	Dev, Ino           uint64
+	Size, Mtime, Ctime int64
+	Dir                string // stages.Env.DirContext
+	Redo               string // why the next run must read it again ("" : it may reuse it)
+	Rules              bool   // the secret rules ran on its text at this path and found nothing
 	// For a file to be read again for its findings: a keyed digest of its
 	// normalized text before redaction, and its token count
 	// (stages.Expectation).
-	Text   string `json:"t,omitempty"`
-	Tokens int    `json:"n,omitempty"`
+	Text   string
+	Tokens int
+	// Copy is the identity of its staged copy in tree/ when the state was
+	// made (staged files only, and only if older than copyTrustWindow
+	// then): a refresh copies a previous copy that still has it without
+	// hashing it again.
+	Copy *copyID
 }
+
+// copyID is a staged copy's identity: any write to it, a chmod, or its
+// replacement moves its ctime or its inode.
+type copyID struct {
+	Dev, Ino    uint64
+	Size, Ctime int64
+}
+
+// copyTrustWindow: a staged copy whose ctime lies this close to the
+// moment its identity was taken is left without one (and is hashed when
+// the next refresh copies it): a write within the same timestamp tick
+// (the kernel's coarse clock: 1 to 10 ms) would leave its ctime as it was.
+var copyTrustWindow = 100 * time.Millisecond
 
 func (e *stateEntry) identity() stages.Identity {
 	return stages.Identity{Dev: e.Dev, Ino: e.Ino, Size: e.Size, MtimeNs: e.Mtime, CtimeNs: e.Ctime}
@@ -197,6 +220,8 @@ type prior struct {
 	treeDir *os.File    // the same directory, for openBeneath
 	made    sync.Map    // directories of the new tree already made, by OS path
 	noClone atomic.Bool // a reflink failed as unsupported: the filesystem has none
+	// noCopyRange: copy_file_range failed as unsupported (refresh_linux.go).
+	noCopyRange atomic.Bool
 	// treeFd is treeDir's descriptor for placeFast's openat2; noOpenat2
 	// says the kernel refused it.
 	treeFd    int
@@ -207,6 +232,7 @@ type prior struct {
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
+	manifest           *manifest.Manifest // what files.json holds
 	files              map[string]*stateEntry
 	entries            map[string]*manifest.Entry
 }
@@ -230,24 +256,29 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	if _, err := os.Lstat(filepath.Join(out, "files.json")); errors.Is(err, fs.ErrNotExist) {
 		return nil, previousNone, ""
 	}
+	// files.json is read and hashed beside the state, which must name it.
+	filesSum := make(chan string, 1)
+	go func() {
+		data, err := readOwn(filepath.Join(out, "files.json"))
+		if err != nil {
+			filesSum <- ""
+			return
+		}
+		sum := blake3.Sum256(data)
+		filesSum <- hex.EncodeToString(sum[:])
+	}()
 	st, err := readState(out, keys.mac)
+	sum := <-filesSum
 	if err != nil {
 		return nil, previousState, err.Error()
 	}
 	if st.Key != key {
 		return nil, previousOther, ""
 	}
-	data, err := readOwn(filepath.Join(out, "files.json"))
-	if err != nil {
-		return nil, previousState, err.Error()
-	}
-	if sum := blake3.Sum256(data); hex.EncodeToString(sum[:]) != st.FilesJSON {
+	if sum != st.FilesJSON || st.Manifest == nil {
 		return nil, previousState, "files.json is not the one the state describes"
 	}
-	m, err := manifest.ParseManifest(data)
-	if err != nil {
-		return nil, previousState, err.Error()
-	}
+	m := st.Manifest
 	tree, err := dirfd.Open(filepath.Join(out, "tree"), dirfd.Options{MaxOpenDirs: 16}) // beside the source tree's 64
 	if err != nil {
 		return nil, previousState, err.Error()
@@ -255,7 +286,7 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	treeDir, _ := os.Open(filepath.Join(out, "tree")) // nil: every open walks with dirfd
 	p := &prior{
 		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text,
-		filesJSON: st.FilesJSON, repoMap: st.RepoMap,
+		filesJSON: st.FilesJSON, repoMap: st.RepoMap, manifest: m,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*manifest.Entry, len(m.Files)),
 	}
 	if treeDir != nil {
@@ -292,6 +323,31 @@ func readOwn(name string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
+// copyOwn copies the previous snapshot's file name into to, if it hashes
+// to sum (hex BLAKE3); ok is false, and nothing is left at to, when it
+// does not or cannot be read. err is for the new file's failures.
+func (p *prior) copyOwn(name, to, sum string) (ok bool, err error) {
+	f, err := openOwn(filepath.Join(p.out, name))
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return false, nil
+	}
+	h := blake3.New()
+	var read error
+	err = writeFile(to, func(w *bufio.Writer) error {
+		_, read = io.Copy(io.MultiWriter(w, h), struct{ io.Reader }{f})
+		return nil
+	})
+	if err == nil && read == nil && hex.EncodeToString(h.Sum(nil)) == sum {
+		return true, nil
+	}
+	os.Remove(to)
+	return false, err
+}
+
 // readState reads and authenticates OUT's state file: "mac <hex>\n" and
 // the JSON it authenticates.
 func readState(out string, macKey []byte) (*refreshState, error) {
@@ -311,10 +367,12 @@ func readState(out string, macKey []byte) (*refreshState, error) {
 		return nil, errors.New("refresh state: not written with this fingerprint key, or changed since")
 	}
 	var st refreshState
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
+	dec := gob.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&st); err != nil {
 		return nil, fmt.Errorf("refresh state: %w", err)
+	}
+	if err := dec.Decode(new(refreshState)); err != io.EOF {
+		return nil, errors.New("refresh state: trailing data")
 	}
 	if st.Schema != stateSchema {
 		return nil, fmt.Errorf("refresh state: schema %q, want %q", st.Schema, stateSchema)
@@ -330,10 +388,11 @@ func stateMAC(key, body []byte) []byte {
 
 // writeState writes the state file of the snapshot being built in dir.
 func writeState(dir string, st *refreshState, macKey []byte) error {
-	body, err := json.Marshal(st)
-	if err != nil {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return err
 	}
+	body := b.Bytes()
 	data := append(append(append([]byte("mac "), stateMAC(macKey, body)...), '\n'), body...)
 	f, err := os.OpenFile(filepath.Join(dir, stateName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

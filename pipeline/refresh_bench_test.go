@@ -149,9 +149,10 @@ func copyTree(from, to string) error {
 // snapshot's staged files into the new tree (make bench-refresh; set
 // REPOPREP_BENCH_TMPFS to a reflink filesystem, XFS or btrfs, to see
 // FICLONE): place as a refresh does (a reflink where the filesystem has
-// them, else a copy, hashing either way), place with copies only, and two
-// baselines: reading and hashing alone, and hard links (which a refresh
-// must not use: see place).
+// them, else a copy: in the kernel for copies whose identity the state
+// vouches for, else read and hashed), place hashing every copy, place
+// with hashed copies only, and two baselines: reading and hashing alone,
+// and hard links (which a refresh must not use: see place).
 func BenchmarkPlaceGoSrc(b *testing.B) {
 	tree := os.Getenv("REPOPREP_BENCH_TREE")
 	if tree == "" {
@@ -178,15 +179,20 @@ func BenchmarkPlaceGoSrc(b *testing.B) {
 	}
 	defer p.close()
 	type job struct {
-		from string
-		want [32]byte
+		from  string
+		want  [32]byte
+		trust *copyID
 	}
 	var jobs []job
 	var total int64
 	for _, en := range p.entries {
 		if en.Staged {
 			sum, _ := hexSum(en.Hash)
-			jobs = append(jobs, job{en.Path, sum})
+			var trust *copyID
+			if se := p.files[en.Path]; se != nil {
+				trust = se.Copy
+			}
+			jobs = append(jobs, job{en.Path, sum, trust})
 			total += en.Size
 		}
 	}
@@ -208,18 +214,25 @@ func BenchmarkPlaceGoSrc(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(jobs))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	}
-	place := func(j job, to string) error {
-		_, why, err := p.place(b.Context(), j.from, to, j.want)
-		if err == nil && why != "" {
-			err = fmt.Errorf("%s: %s", j.from, why)
+	place := func(trusted bool) func(j job, to string) error {
+		return func(j job, to string) error {
+			trust := j.trust
+			if !trusted {
+				trust = nil
+			}
+			_, why, err := p.place(b.Context(), j.from, to, j.want, trust)
+			if err == nil && why != "" {
+				err = fmt.Errorf("%s: %s", j.from, why)
+			}
+			return err
 		}
-		return err
 	}
-	b.Run("place", func(b *testing.B) { each(b, place) })
+	b.Run("place", func(b *testing.B) { each(b, place(true)) })
+	b.Run("place-hashed", func(b *testing.B) { each(b, place(false)) })
 	b.Run("place-copy", func(b *testing.B) {
 		cloneFiles = false
 		defer func() { cloneFiles = true }()
-		each(b, place)
+		each(b, place(false))
 	})
 	b.Run("read-hash", func(b *testing.B) {
 		each(b, func(j job, _ string) error {

@@ -5,15 +5,21 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/zeebo/blake3"
 	"golang.org/x/sys/unix"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/stages"
 )
 
 // cloneFile makes dst share src's blocks (FICLONE: btrfs, XFS with
@@ -99,13 +105,16 @@ func openBeneath(dir *os.File, rel string) (f *os.File, ok bool, err error) {
 
 // placeFast is place on raw descriptors where the kernel has openat2: the
 // previous copy opened beneath the previous tree in one call, the new one
-// created, the bytes read, hashed and written, both closed, and nothing
-// else (os.File would add a poller registration and flag changes to each
-// of the 9,000 files of a refresh of Go's src/). The file's size from
-// fstat is read (its whole, as a reflink takes it), so a copy edited in
-// OUT fails the hash as in place. ok is false
-// where openat2 is missing or refused: the caller places the file itself.
-func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte) (n int64, why string, err error, ok bool) {
+// created, the bytes copied, both closed, and nothing else (os.File would
+// add a poller registration and flag changes to each of the 9,000 files
+// of a refresh of Go's src/). A previous copy that still has the identity
+// trust the state recorded (copyID: nothing wrote to it since, or its
+// ctime would have moved) is copied in the kernel (copy_file_range) and
+// not hashed; any other is read whole (its size from fstat, as a reflink
+// takes it), hashed and written, so a copy edited in OUT fails the hash as
+// in place. ok is false where openat2 is missing or refused: the caller
+// places the file itself.
+func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte, trust *copyID) (n int64, why string, err error, ok bool) {
 	if p.treeDir == nil || strings.HasPrefix(from, "/") || p.noOpenat2.Load() {
 		return 0, "", nil, false
 	}
@@ -166,6 +175,26 @@ func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte) (
 			p.noClone.Store(true)
 		}
 	}
+	if trust != nil && *trust == (copyID{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, Ctime: st.Ctim.Nano()}) {
+		if cloned {
+			placed = true
+			return st.Size, "", nil, true
+		}
+		if !p.noCopyRange.Load() {
+			n, err := copyRange(ctx, dst, src, st.Size)
+			switch {
+			case err == nil:
+				placed = true
+				return n, "", nil, true
+			case errors.Is(err, errCopyRange):
+				p.noCopyRange.Store(true) // the kernel copies no range here: read and write
+			case dirfd.IsResource(err):
+				return 0, "", &fs.PathError{Op: "copy_file_range", Path: to, Err: err}, true
+			default:
+				return 0, whyCopy, nil, true // shrunk since its fstat
+			}
+		}
+	}
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
@@ -200,6 +229,34 @@ func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte) (
 	return n, "", nil, true
 }
 
+// errCopyRange: copy_file_range is not available between these files (an
+// old kernel, a filesystem without it); nothing was copied.
+var errCopyRange = errors.New("copy_file_range unsupported")
+
+// copyRange copies size bytes from src to dst, both at offset 0, in the
+// kernel. An error other than errCopyRange after some bytes leaves dst
+// partial: the caller removes it.
+func copyRange(ctx context.Context, dst, src int, size int64) (n int64, err error) {
+	for n < size {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		m, err := unix.CopyFileRange(src, nil, dst, nil, int(min(size-n, 1<<30)), 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case n == 0 && (err == unix.ENOSYS || err == unix.EXDEV || err == unix.EINVAL || err == unix.EOPNOTSUPP):
+			return 0, errCopyRange
+		case err != nil:
+			return n, err
+		case m == 0:
+			return n, io.ErrUnexpectedEOF
+		}
+		n += int64(m)
+	}
+	return n, nil
+}
+
 // writeAll writes b to fd, past short writes and interruptions.
 func writeAll(fd int, b []byte) error {
 	for len(b) > 0 {
@@ -213,4 +270,41 @@ func writeAll(fd int, b []byte) error {
 		b = b[m:]
 	}
 	return nil
+}
+
+// stagedCopies takes the identity of each staged record's copy below
+// treeDir (fstatat, no symlink followed), indexed like recs: nil for the
+// others, and for copies changed within copyTrustWindow of now.
+func stagedCopies(treeDir string, recs []*stages.Record) []*copyID {
+	dir, err := unix.Open(treeDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil // every copy is hashed next time
+	}
+	defer unix.Close(dir)
+	trusted := time.Now().Add(-copyTrustWindow).UnixNano()
+	ids := make([]*copyID, len(recs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(recs) {
+					return
+				}
+				if !recs[i].Staged {
+					continue
+				}
+				var st unix.Stat_t
+				if unix.Fstatat(dir, recs[i].Path, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+					continue
+				}
+				if ctime := st.Ctim.Nano(); ctime < trusted {
+					ids[i] = &copyID{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, Ctime: ctime}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return ids
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"os"
+
+	"github.com/repoprep/repoprep/stages"
 )
 
 // cloneFile is the reflink where one is wired in (refresh_linux.go); here
@@ -17,7 +19,7 @@ func cloneUnsupported(err error) bool { return err != nil }
 
 // placeFast is place on raw descriptors where wired in
 // (refresh_linux.go); here the caller places every file itself.
-func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte) (int64, string, error, bool) {
+func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte, trust *copyID) (int64, string, error, bool) {
 	return 0, "", nil, false
 }
 
@@ -29,3 +31,6 @@ func openOwn(name string) (*os.File, error) { return os.Open(name) }
 // openBeneath is openat2 where wired in (refresh_linux.go); here the caller
 // walks with dirfd.
 func openBeneath(dir *os.File, rel string) (*os.File, bool, error) { return nil, false, nil }
+
+// stagedCopies takes no identities here: every copy is hashed.
+func stagedCopies(treeDir string, recs []*stages.Record) []*copyID { return nil }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,9 +47,10 @@ import (
 func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
 	reasons := make([]string, len(recs))
 	type job struct {
-		i    int
-		from string // the previous tree's copy to place
-		want [32]byte
+		i     int
+		from  string // the previous tree's copy to place
+		want  [32]byte
+		trust *copyID // its identity when the state was made
 	}
 	var jobs []job
 	priors := make([]stages.Prior, len(recs))
@@ -79,7 +81,11 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			reasons[i] = whyCopy
 			continue
 		}
-		jobs = append(jobs, job{i: i, from: from, want: [32]byte(want)})
+		j := job{i: i, from: from, want: [32]byte(want)}
+		if se := p.files[from]; se != nil {
+			j.trust = se.Copy
+		}
+		jobs = append(jobs, j)
 	}
 	for i, r := range reasons {
 		if r != "" {
@@ -91,21 +97,26 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	pctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
+		// A few long-lived workers, not a goroutine per file: each would
+		// grow its stack again for the copy.
 		g, gctx := errgroup.WithContext(pctx)
-		g.SetLimit(workers)
-		for _, j := range jobs {
-			if gctx.Err() != nil {
-				break
-			}
+		var next atomic.Int64
+		for range max(workers, 1) {
 			g.Go(func() error {
-				rec := recs[j.i]
-				n, r, err := p.place(gctx, j.from, filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path)), j.want)
-				if err != nil {
-					return fmt.Errorf("refresh %s: %w", rec.Path, err)
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= len(jobs) || gctx.Err() != nil {
+						return nil
+					}
+					j := jobs[k]
+					rec := recs[j.i]
+					n, r, err := p.place(gctx, j.from, filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path)), j.want, j.trust)
+					if err != nil {
+						return fmt.Errorf("refresh %s: %w", rec.Path, err)
+					}
+					reasons[j.i] = r
+					priors[j.i].Sum, priors[j.i].Bytes = j.want, n
 				}
-				reasons[j.i] = r
-				priors[j.i].Sum, priors[j.i].Bytes = j.want, n
-				return nil
 			})
 		}
 		done <- g.Wait()
@@ -152,8 +163,8 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b
 // refuse hard-linked files. why is "" when placed, else why the record
 // must be read from its source instead (nothing is left at to). err is
 // for failures of the machine: a full disk must stop the run.
-func (p *prior) place(ctx context.Context, from, to string, want [32]byte) (n int64, why string, err error) {
-	if n, why, err, ok := p.placeFast(ctx, from, to, want); ok {
+func (p *prior) place(ctx context.Context, from, to string, want [32]byte, trust *copyID) (n int64, why string, err error) {
+	if n, why, err, ok := p.placeFast(ctx, from, to, want, trust); ok {
 		return n, why, err
 	}
 	src, err := p.open(from)
@@ -263,6 +274,7 @@ func (r *run) stateOf(env *stages.Env, recs []*stages.Record, decided []bool) (*
 	if st.Values, err = r.secrets.Values.Digests(r.keys.values); err != nil {
 		return nil, err
 	}
+	copies := stagedCopies(env.TreeDir, recs)
 	for i, rec := range recs {
 		id := rec.Identity()
 		if decided[i] || rec.Kind != stages.KindFile || id == (stages.Identity{}) || rec.Reason == "secret-in-name" {
@@ -282,6 +294,9 @@ func (r *run) stateOf(env *stages.Env, recs []*stages.Record, decided []bool) (*
 			if d, tokens, ok := rec.TextDigest(r.keys.text); ok {
 				e.Text, e.Tokens = hex.EncodeToString(d[:]), tokens
 			}
+		}
+		if e.Redo == "" && rec.Staged && copies != nil {
+			e.Copy = copies[i]
 		}
 		st.Files = append(st.Files, e)
 	}

@@ -49,13 +49,10 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Mani
 func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) error {
 	begin := time.Now()
 	m := res.Manifest
-	filesJSON := blake3.New() // for the refresh state, which names the files.json it describes
-	if err := writeFile(filepath.Join(r.tmp, "files.json"), func(w *bufio.Writer) error {
-		return manifest.WriteManifest(io.MultiWriter(w, filesJSON), m)
-	}); err != nil {
+	filesSum, err := r.writeFilesJSON(m)
+	if err != nil {
 		return err
 	}
-	filesSum := hex.EncodeToString(filesJSON.Sum(nil))
 	if err := writeSecrets(r.tmp, res.Findings, r.opts.Version); err != nil {
 		return err
 	}
@@ -75,7 +72,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}
 	if r.state != nil {
 		sum := blake3.Sum256(repoMap)
-		r.state.FilesJSON, r.state.RepoMap = filesSum, hex.EncodeToString(sum[:])
+		r.state.FilesJSON, r.state.RepoMap, r.state.Manifest = filesSum, hex.EncodeToString(sum[:]), m
 		if err := writeState(r.tmp, r.state, r.keys.mac); err != nil {
 			return err
 		}
@@ -89,6 +86,30 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	r.recordWrite(time.Since(begin), m)
 	res.Report = r.report(res)
 	return writeJSONFile(filepath.Join(r.tmp, "report.json"), res.Report)
+}
+
+// writeFilesJSON writes files.json and returns its BLAKE3 (hex), which the
+// refresh state records. When m is the manifest the previous snapshot's
+// files.json holds (nothing changed), that file is copied instead of
+// encoded again: this build encodes one manifest to one sequence of
+// bytes, and the copy must hash to what the state recorded, else m is
+// encoded after all.
+func (r *run) writeFilesJSON(m *manifest.Manifest) (string, error) {
+	name := filepath.Join(r.tmp, "files.json")
+	if p := r.prior; p != nil && sameManifest(p.manifest, m) {
+		if ok, err := p.copyOwn("files.json", name, p.filesJSON); ok || err != nil {
+			return p.filesJSON, err
+		}
+	}
+	h := blake3.New()
+	err := writeFile(name, func(w *bufio.Writer) error {
+		return manifest.WriteManifest(io.MultiWriter(w, h), m)
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+func sameManifest(a, b *manifest.Manifest) bool {
+	return a != nil && b != nil && a.Schema == b.Schema && slices.Equal(a.Files, b.Files) && slices.Equal(a.Pruned, b.Pruned)
 }
 
 // ctxFS is an fs.FS whose files stop reading once ctx is done.
