@@ -19,8 +19,10 @@ func TestGlobsMatchPathMatch(t *testing.T) {
 	for i := range s.Triage.TestGlobs.Len() {
 		patterns = append(patterns, s.Triage.TestGlobs.Pattern(i))
 	}
+	patterns = append(patterns, s.Manifests...)
 	names := []string{"", "a", "x_test.go", "_test.go", "Test.java", "ATest.java", "test_.py", "test_a.py", "conftest.py",
-		"ab", "a_b", "ba", "app.min.js", ".min.js", "Icon\r", "Icon", "#x", "go.sum", "yarn.lock", "x.swp", ".#x", "#x#", "z.t"}
+		"ab", "a_b", "ba", "app.min.js", ".min.js", "Icon\r", "Icon", "#x", "go.sum", "yarn.lock", "x.swp", ".#x", "#x#", "z.t",
+		"package.json", "pom.xml", "App.csproj", "vite.config.ts", "vite.config.", "Cargo.toml", "build.gradle.kts", "x.csproj.user"}
 	for _, p := range patterns {
 		gs, err := NewGlobs([]string{p})
 		if err != nil {

@@ -38,6 +38,7 @@ type Set struct {
 	Warnings []string
 
 	junkGlobs Globs               // Junk's globs, in order
+	manifests Globs               // Manifests, for IsManifest
 	outputBy  map[string][]string // output dir name -> manifests of the tools that write it
 
 	byExt  map[string]int // extension -> index into Classes
@@ -276,6 +277,9 @@ func (s *Set) index() error {
 	if s.junkGlobs, err = NewGlobs(globs); err != nil {
 		return fmt.Errorf("rules: junk names: %w", err)
 	}
+	if s.manifests, err = NewGlobs(s.Manifests); err != nil {
+		return fmt.Errorf("rules: manifests: %w", err)
+	}
 	return nil
 }
 
@@ -328,14 +332,7 @@ func (s *Set) IsOutputDir(name string, manifests []string) bool {
 
 // IsManifest reports whether a base name is a build manifest, whose
 // directory's output dirs may be pruned.
-func (s *Set) IsManifest(base string) bool {
-	for _, m := range s.Manifests {
-		if ok, _ := path.Match(m, base); ok {
-			return true
-		}
-	}
-	return false
-}
+func (s *Set) IsManifest(base string) bool { return s.manifests.Index(base) >= 0 }
 
 // JunkReason reports whether a base name is junk by name, and why.
 func (s *Set) JunkReason(base string) (string, bool) {

@@ -37,6 +37,11 @@ func TestLoadDefaults(t *testing.T) {
 			t.Errorf("%s is not a build manifest", m)
 		}
 	}
+	for _, m := range []string{"main.go", "package.json.bak", "App.csproj.user", "README.md"} {
+		if s.IsManifest(m) {
+			t.Errorf("%s is a build manifest", m)
+		}
+	}
 	tests := []struct {
 		name, category, reason string
 	}{
