@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/secrets/secrettest"
+	"github.com/repoprep/repoprep/rules"
 )
 
 // corpusLines are ordinary source and config lines, chosen to hit the keyword pre-filter
@@ -117,4 +119,28 @@ func BenchmarkPlainRead(b *testing.B) {
 		}
 		f.Close()
 	}
+}
+
+// BenchmarkNew is what every run pays before it reads a file: compiling
+// the default rules with their gates, beside the baseline of compiling
+// each rule's regex alone.
+func BenchmarkNew(b *testing.B) {
+	rs, err := rules.DefaultSecretRules()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("scanner", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := New(rs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("regexp-only", func(b *testing.B) {
+		for b.Loop() {
+			for _, r := range rs {
+				regexp.MustCompile(r.Regex)
+			}
+		}
+	})
 }

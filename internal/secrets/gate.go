@@ -88,7 +88,7 @@ func newGate(expr string) gate {
 		orig, err1 := syntax.Compile(re.Simplify())
 		small, err2 := syntax.Compile(relaxed.Simplify())
 		if err1 == nil && err2 == nil && len(small.Inst)*gateRelaxFactor <= len(orig.Inst) {
-			if rx, err := regexp.Compile(relaxed.String()); err == nil {
+			if rx, err := regexp.Compile(printRegexp(relaxed)); err == nil {
 				g.relaxed = rx
 			}
 		}
