@@ -86,11 +86,7 @@ func StagedBytes(en *manifest.Entry) (path string, ok bool) {
 // (a vendor/modules.txt, a spec_helper.rb). A refresh reuses an entry only
 // when this is unchanged. Safe for concurrent use.
 func (e *Env) DirContext(rec *Record) string {
-	d := e.dirFacts(srcDir(rec.Src()))
-	if *d == (dirFacts{}) {
-		return ""
-	}
-	return fmt.Sprintf("%q %q %q %t", d.vendored, d.test, d.generated, d.mainSource)
+	return e.dirFacts(srcDir(rec.Src())).context
 }
 
 // SecretState is what the secret stage learned about the record's staged

@@ -19,6 +19,7 @@ type dirFacts struct {
 	test       string // why everything below is tests, or ""
 	generated  string // why everything below is generated, or ""
 	mainSource bool   // below a main source set: directory names mark no tests
+	context    string // the four, as DirContext gives them
 }
 
 var rootFacts = &dirFacts{}
@@ -73,6 +74,10 @@ func (e *Env) dirFacts(dir string) *dirFacts {
 	}
 	if f.generated == "" && t.GeneratedDirs[name] {
 		f.generated = slash + "/ (generated.toml dirs)"
+	}
+	f.context = ""
+	if f.vendored != "" || f.test != "" || f.generated != "" || f.mainSource {
+		f.context = fmt.Sprintf("%q %q %q %t", f.vendored, f.test, f.generated, f.mainSource)
 	}
 	v, _ := e.dirs.LoadOrStore(dir, &f)
 	return v.(*dirFacts)
