@@ -150,3 +150,48 @@ func TestSecondRunRefused(t *testing.T) {
 		t.Fatal("the refused run changed the snapshot")
 	}
 }
+
+// TestRemoveOwnTreeStaysInside: removing a snapshot removes all of it,
+// deep and wide, on several goroutines, and nothing a symlink inside it
+// points to, whichever level the link sits at; a read-only level is made
+// writable first.
+func TestRemoveOwnTreeStaysInside(t *testing.T) {
+	must := func(t *testing.T, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "outside")
+	snap := filepath.Join(dir, "snap")
+	files := map[string]string{"keep/a.txt": "a", "keep/sub/b.txt": "b"}
+	for i := range 20 {
+		files[fmt.Sprintf("tree/d%d/e%d/f/g/h.txt", i, i)] = "x"
+		files[fmt.Sprintf("tree/d%d/top.txt", i)] = "y"
+	}
+	for name, text := range files {
+		root := snap
+		if strings.HasPrefix(name, "keep/") {
+			root = outside
+		}
+		p := filepath.Join(root, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	for _, link := range []string{"l1", "tree/l2", "tree/d0/l3", "tree/d0/e0/l4", "tree/d1/e1/f/l5"} {
+		must(t, os.Symlink(filepath.Join(outside, "keep"), filepath.Join(snap, link)))
+	}
+	must(t, os.Chmod(filepath.Join(snap, "tree/d2/e2"), 0o555))
+	if err := removeOwnTree(snap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(snap); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the snapshot is still there: %v", err)
+	}
+	for _, name := range []string{"keep/a.txt", "keep/sub/b.txt"} {
+		if _, err := os.Stat(filepath.Join(outside, name)); err != nil {
+			t.Errorf("%s, outside the snapshot, is gone: %v", name, err)
+		}
+	}
+}

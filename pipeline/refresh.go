@@ -398,12 +398,14 @@ func writeState(dir string, st *refreshState, macKey []byte) error {
 		return err
 	}
 	body := b.Bytes()
-	data := append(append(append([]byte("mac "), stateMAC(macKey, body)...), '\n'), body...)
 	f, err := os.OpenFile(filepath.Join(dir, stateName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	_, err = f.Write(append(append([]byte("mac "), stateMAC(macKey, body)...), '\n'))
+	if err == nil {
+		_, err = f.Write(body)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

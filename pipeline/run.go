@@ -533,16 +533,30 @@ func (r *run) stageTimes() []StageTime {
 	return out
 }
 
+// bigFile is the size from which forEach takes a file early.
+const bigFile = 256 << 10
+
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
 // forEach runs fn on every record on workers long-lived goroutines (one
-// per record would grow a stack anew for each), the largest files first:
-// a large file taken last would keep one worker busy while the others
-// idle at the end of the loop.
+// per record would grow a stack anew for each). Files of bigFile bytes or
+// more go first, largest first: one taken last would keep one worker busy
+// while the others idle at the end of the loop. The rest keep the scan's
+// order, which keeps a directory's files together (its descriptor stays
+// cached; sorting every file by size cost 5% more CPU on Go's src/).
 func forEach(ctx context.Context, recs []*stages.Record, workers int, fn stages.Func) error {
-	order := make([]*stages.Record, len(recs))
-	copy(order, recs)
+	order := make([]*stages.Record, 0, len(recs))
+	for _, rec := range recs {
+		if rec.Size >= bigFile {
+			order = append(order, rec)
+		}
+	}
 	slices.SortStableFunc(order, func(a, b *stages.Record) int { return cmp.Compare(b.Size, a.Size) })
+	for _, rec := range recs {
+		if rec.Size < bigFile {
+			order = append(order, rec)
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
 	for range min(max(workers, 1), len(order)) {
