@@ -113,6 +113,11 @@ type refreshState struct {
 	// a refresh takes its entries from here instead of parsing the JSON,
 	// and copies files.json when its own manifest comes out the same.
 	Manifest *manifest.Manifest
+	// Findings is what secrets.json lists (masked matches and
+	// fingerprints, never a value): a refresh that finds every file as it
+	// was, those with findings included, publishes them again
+	// (prior.split's replay).
+	Findings []PathFinding
 }
 
 // stateEntry is one regular file the scan left for the per-file stages.
@@ -233,8 +238,13 @@ type prior struct {
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
 	manifest           *manifest.Manifest // what files.json holds
-	files              map[string]*stateEntry
-	entries            map[string]*manifest.Entry
+	valueList          []string           // the state's Values, in its order
+	findings           []PathFinding      // what secrets.json lists
+	// replayed: nothing changed, the files with findings included, and
+	// their previous entries, copies and findings were taken (split).
+	replayed bool
+	files    map[string]*stateEntry
+	entries  map[string]*manifest.Entry
 }
 
 func (p *prior) close() {
@@ -286,7 +296,7 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	treeDir, _ := os.Open(filepath.Join(out, "tree")) // nil: every open walks with dirfd
 	p := &prior{
 		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text,
-		filesJSON: st.FilesJSON, repoMap: st.RepoMap, manifest: m,
+		filesJSON: st.FilesJSON, repoMap: st.RepoMap, manifest: m, valueList: st.Values, findings: st.Findings,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*manifest.Entry, len(m.Files)),
 	}
 	if treeDir != nil {

@@ -44,21 +44,36 @@ import (
 // counts, by reason, the records not taken. It works with either shape of
 // the per-file loop (the one-read loop, the stage-by-stage order): it only
 // decides which records enter it.
-func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
+//
+// When nothing changed (every file the state lists is there with its
+// identity, no file is new, and no path or link target holds a secret:
+// namesClean), the files with findings are not read either. Their values
+// are the ones the previous run caught, so every copy it redacted and
+// every finding it reported stand: their previous copies are placed like
+// any other, and p.replayed tells the caller to take the previous findings
+// instead of running the secret stage. If one of those copies is not what
+// files.json says, they are all read after all.
+func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int, namesClean func() bool) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
 	reasons := make([]string, len(recs))
-	type job struct {
-		i     int
-		from  string // the previous tree's copy to place
-		want  [32]byte
-		trust *copyID // its identity when the state was made
-	}
 	var jobs []job
 	priors := make([]stages.Prior, len(recs))
+	type finding struct {
+		i  int
+		en *manifest.Entry
+	}
+	var findings []finding // read again for their findings, unless replayed
+	seen := 0
 	for i, rec := range recs {
 		if p.files[rec.Path] != nil {
 			rec.PathClean() // recorded, so its path held no finding under these rules
 		}
 		r, en, se := p.check(env, rec)
+		if r == "" || r == whyFindings {
+			seen++
+		}
+		if r == whyFindings && en != nil {
+			findings = append(findings, finding{i, en})
+		}
 		if r == whyFindings && se.Text != "" {
 			// Read again for its values; if its text is what it was, its
 			// token count is last time's (exact, and not counted again).
@@ -70,22 +85,50 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			reasons[i] = r
 			continue
 		}
-		priors[i] = stages.Prior{Entry: *en, RulesClean: se.Rules, ValuesClean: true}
-		from, ok := stages.StagedBytes(en)
-		if !ok {
-			env.Reuse(rec, priors[i]) // nothing to place
-			continue
-		}
-		want, err := hex.DecodeString(strings.TrimPrefix(en.Hash, dedup.HashPrefix))
-		if err != nil || len(want) != 32 || !strings.HasPrefix(en.Hash, dedup.HashPrefix) {
+		priors[i] = stages.Prior{Entry: *en, RulesClean: se.Rules, ValuesClean: true, Clean: true}
+		switch j, ok := p.placeJob(i, en); {
+		case !ok:
 			reasons[i] = whyCopy
-			continue
+		case j.from == "":
+			env.Reuse(rec, priors[i]) // nothing to place
+		default:
+			jobs = append(jobs, j)
 		}
-		j := job{i: i, from: from, want: [32]byte(want)}
-		if se := p.files[from]; se != nil {
-			j.trust = se.Copy
+	}
+	// The replay: every other file as it was, and every finding from text.
+	replay := len(findings) > 0 && seen == len(p.files) && len(jobs)+len(findings) > 0 &&
+		!slices.ContainsFunc(p.findings, func(f PathFinding) bool { return f.Line == 0 }) &&
+		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != whyFindings && r != whyScan }) &&
+		namesClean()
+	var replayed []job // placed like the others, filled only if all of them are
+	if replay {
+		for _, f := range findings {
+			prior := stages.Prior{Entry: *f.en}
+			if _, staged := stages.StagedBytes(f.en); staged {
+				// Grouped by its text before redaction, as when read.
+				d, err := hex.DecodeString(p.files[recs[f.i].Path].Text)
+				if err != nil || len(d) != 32 {
+					replay = false
+					break
+				}
+				prior.Replayed = (*[32]byte)(d)
+			}
+			j, ok := p.placeJob(f.i, f.en)
+			if !ok {
+				replay = false
+				break
+			}
+			priors[f.i] = prior
+			replayed = append(replayed, j)
 		}
-		jobs = append(jobs, j)
+	}
+	if replay {
+		for _, j := range replayed {
+			reasons[j.i] = ""
+			if j.from != "" {
+				jobs = append(jobs, j)
+			}
+		}
 	}
 	for i, r := range reasons {
 		if r != "" {
@@ -133,6 +176,11 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		if err != nil {
 			return nil, err
 		}
+		isReplayed := make(map[int]bool, len(replayed))
+		for _, j := range replayed {
+			isReplayed[j.i] = true
+		}
+		p.replayed = replay && !slices.ContainsFunc(jobs, func(j job) bool { return isReplayed[j.i] && reasons[j.i] != "" })
 		var late []*stages.Record
 		for _, j := range jobs {
 			rec := recs[j.i]
@@ -141,11 +189,60 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 				late = append(late, rec)
 				continue
 			}
+			if isReplayed[j.i] && !p.replayed {
+				continue // read below, its copy removed
+			}
 			env.Reuse(rec, priors[j.i])
+		}
+		for _, j := range replayed {
+			rec := recs[j.i]
+			switch {
+			case p.replayed:
+				if j.from == "" {
+					env.Reuse(rec, priors[j.i]) // nothing was placed
+				}
+			case reasons[j.i] == "":
+				// A replay given up: read for its findings after all.
+				if j.from != "" {
+					if err := os.Remove(filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path))); err != nil {
+						return nil, fmt.Errorf("refresh %s: %w", rec.Path, err)
+					}
+				}
+				why[whyFindings]++
+				late = append(late, rec)
+			}
 		}
 		return late, nil
 	}
 	return todo, wait
+}
+
+// job is one staged text to place: recs[i]'s, from the previous tree.
+type job struct {
+	i     int
+	from  string // the previous tree's copy to place; "": nothing to place
+	want  [32]byte
+	trust *copyID // its identity when the state was made
+}
+
+// placeJob is the copy that gives recs[i] its previous staged text, from
+// its previous entry en: from is "" when the entry has no staged text
+// (refused, binary, excluded...), ok false when files.json's hash for it
+// is malformed.
+func (p *prior) placeJob(i int, en *manifest.Entry) (j job, ok bool) {
+	from, staged := stages.StagedBytes(en)
+	if !staged {
+		return job{i: i}, true
+	}
+	want, err := hex.DecodeString(strings.TrimPrefix(en.Hash, dedup.HashPrefix))
+	if err != nil || len(want) != 32 || !strings.HasPrefix(en.Hash, dedup.HashPrefix) {
+		return job{}, false
+	}
+	j = job{i: i, from: from, want: [32]byte(want)}
+	if se := p.files[from]; se != nil {
+		j.trust = se.Copy
+	}
+	return j, true
 }
 
 // cloneFiles lets a benchmark measure the copy where reflinks work.
@@ -271,7 +368,9 @@ func placeFailed(err error) (int64, string, error) {
 func (r *run) stateOf(env *stages.Env, recs []*stages.Record, decided []bool) (*refreshState, error) {
 	st := &refreshState{Schema: stateSchema, Key: r.refresh.Key, StartedNs: r.start.UnixNano()}
 	var err error
-	if st.Values, err = r.secrets.Values.Digests(r.keys.values); err != nil {
+	if r.replayed() {
+		st.Values = r.prior.valueList // the values caught are the previous run's
+	} else if st.Values, err = r.secrets.Values.Digests(r.keys.values); err != nil {
 		return nil, err
 	}
 	copies := stagedCopies(env.TreeDir, recs)
@@ -293,6 +392,9 @@ func (r *run) stateOf(env *stages.Env, recs []*stages.Record, decided []bool) (*
 		if e.Redo == whyFindings {
 			if d, tokens, ok := rec.TextDigest(r.keys.text); ok {
 				e.Text, e.Tokens = hex.EncodeToString(d[:]), tokens
+			} else if r.replayed() && r.prior.files[rec.Path] != nil {
+				prev := r.prior.files[rec.Path] // not read: its text is the one it had
+				e.Text, e.Tokens = prev.Text, prev.Tokens
 			}
 		}
 		if e.Redo == "" && rec.Staged && copies != nil {
@@ -325,7 +427,7 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	r.refresh.Previous = previousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
-	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused)
+	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused, func() bool { return env.NamesClean(r.secrets, recs) })
 	warmIfCounting(todo)
 	spent := time.Since(begin)
 	err := r.perFile(ctx, env, todo, true)
@@ -363,6 +465,10 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	}
 	return nil
 }
+
+// replayed reports whether this refresh read no file and takes the
+// previous findings (prior.split).
+func (r *run) replayed() bool { return r.prior != nil && r.prior.replayed }
 
 // warmIfCounting builds the tokenizer's tables in the background (a
 // fraction of a second of one core) if some record the per-file stages

@@ -406,3 +406,67 @@ func TestRecentlyChangedReadAgain(t *testing.T) {
 		t.Errorf("refresh right after the tree was written: %+v", rf)
 	}
 }
+
+// TestRefreshReplaysFindings: when nothing changed, the files with findings
+// are not read either (their previous copies and findings stand), and the
+// snapshot is still a full run's, byte for byte, in each secrets mode:
+// with two texts that differ only in their secret (the same once
+// redacted, yet not duplicates), a duplicate pair with findings, a value
+// caught in one file and found in another, and a clean file whose text is
+// a redacted copy's. A new file ends the replay: the files with findings
+// are read again.
+func TestRefreshReplaysFindings(t *testing.T) {
+	noRacyWindow(t)
+	for _, mode := range []string{SecretsRedact, SecretsReport, SecretsExclude} {
+		t.Run(mode, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "repo")
+			token, other := randFrom(t, alnum, 36)+"2"+randFrom(t, alnum, 3), randFrom(t, alnum, 36)+"7"+randFrom(t, alnum, 3)
+			writeFiles(t, src, map[string]string{
+				"main.go":              "package main\n\nfunc main() {}\n",
+				"README.md":            "# repo\n\nA small service.\n",
+				"deploy/.env":          "API_TOKEN=" + token + "\n",
+				"deploy/.env.prod":     "API_TOKEN=" + other + "\n",
+				"config/copy.env":      "API_TOKEN=" + token + "\n",
+				"tests/test_client.py": "def test_call(client):\n    client.get('/v1', t='''" + token + "''')\n",
+				"notes/plain.txt":      "nothing to see here\n",
+			})
+			out := filepath.Join(t.TempDir(), "out")
+			opts := refreshOpts(src, out)
+			opts.Secrets = mode
+			runOpts(t, opts)
+			// A clean file holding what a redacted copy holds.
+			if b, err := os.ReadFile(filepath.Join(out, "tree/deploy/.env")); err == nil {
+				writeFiles(t, src, map[string]string{"notes/redacted.env": string(b)})
+			}
+			runOpts(t, opts) // reads the new file, and the files with findings
+			full := opts
+			full.OutDir, full.Full = filepath.Join(t.TempDir(), "full"), true
+			want := runOpts(t, full)
+			for range 2 { // the replay's state serves the next replay
+				res := runOpts(t, opts)
+				rf := res.Report.Refresh
+				if rf.Previous != previousUsed || rf.NotReused[whyFindings] != 0 || rf.Reused != len(res.Manifest.Files) {
+					t.Fatalf("nothing changed, yet: %+v", rf)
+				}
+				if len(res.Findings) == 0 || !slices.Equal(res.Findings, want.Findings) {
+					t.Errorf("findings %v, a full run's %v", res.Findings, want.Findings)
+				}
+				sameSnapshot(t, out, full.OutDir)
+				if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) != 0 {
+					t.Errorf("verify: %v %v", drifts, err)
+				}
+				if mode != SecretsReport {
+					grepOut(t, out, map[string]string{"token": token, "other": other})
+				}
+			}
+			writeFiles(t, src, map[string]string{"notes/new.txt": "a new file\n"})
+			res := runOpts(t, opts)
+			if res.Report.Refresh.NotReused[whyFindings] == 0 {
+				t.Errorf("a new file, yet the files with findings were not read: %+v", res.Report.Refresh)
+			}
+			full.OutDir = filepath.Join(t.TempDir(), "full2")
+			runOpts(t, full)
+			sameSnapshot(t, out, full.OutDir)
+		})
+	}
+}

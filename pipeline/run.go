@@ -309,9 +309,15 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 	t = r.timerOver("secrets", recs, holdsStaged)
 	prog.Stage("secrets", -1)
-	findings, err := r.scanSecrets(ctx, env, recs)
-	if err != nil {
-		return nil, err
+	var findings []PathFinding
+	if r.replayed() {
+		findings = append([]PathFinding{}, r.prior.findings...) // nothing was read: every finding stands
+	} else {
+		fs, err := r.scanSecrets(ctx, env, recs)
+		if err != nil {
+			return nil, err
+		}
+		findings = toPathFindings(fs)
 	}
 	if err := env.PruneEmptyDirs(); err != nil {
 		return nil, err
@@ -331,7 +337,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 
 	m := buildManifest(recs, pruned)
-	res := &Result{Manifest: m, Findings: toPathFindings(findings)}
+	res := &Result{Manifest: m, Findings: findings}
 	if err := r.writeOutputs(ctx, tree, res); err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}
 	if r.state != nil {
 		sum := blake3.Sum256(repoMap)
-		r.state.FilesJSON, r.state.RepoMap, r.state.Manifest = filesSum, hex.EncodeToString(sum[:]), m
+		r.state.FilesJSON, r.state.RepoMap, r.state.Manifest, r.state.Findings = filesSum, hex.EncodeToString(sum[:]), m, res.Findings
 		if err := writeState(r.tmp, r.state, r.keys.mac); err != nil {
 			return err
 		}

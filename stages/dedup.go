@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -41,7 +42,7 @@ func (e *Env) Dedup(ctx context.Context, recs []*Record, workers int) error {
 		if !rec.Staged {
 			continue
 		}
-		rec.Hash = res.Hash[rec.Path]
+		rec.Hash = cmp.Or(rec.finalHash, res.Hash[rec.Path]) // a replayed text was grouped by its text before redaction
 		canon, ok := res.DuplicateOf[rec.Path]
 		if !ok {
 			continue

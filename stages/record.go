@@ -77,7 +77,10 @@ type Record struct {
 	scan    *secrets.Scan // the first secret pass over the staged text; nil when it found nothing
 	scanned bool          // scan is set by Process (else Secrets scans the staged copy)
 	sum     [32]byte      // BLAKE3-256 of the staged text, when hashed
-	hashed  bool
+	// finalHash is a replayed text's hash as staged (its redacted copy's):
+	// sum is then its text's digest before redaction, for dedup (Prior).
+	finalHash string
+	hashed    bool
 	// What a refresh knows of a text, for this run and the next (reuse.go):
 	// none of the values a previous run's second pass looked for occurs in
 	// it (set by Reuse); neither secret pass found anything in it (set by

@@ -42,6 +42,16 @@ type Prior struct {
 	// found nothing. ValuesClean: none of the values the previous run's
 	// cross-file pass looked for occurs in it.
 	RulesClean, ValuesClean bool
+	// Replayed, for a text with findings taken as it was instead of read
+	// (the previous redacted copy): the keyed digest of its text before
+	// redaction (Expectation's), which dedup groups it by, as a run that
+	// reads it groups it by its hash before redaction.
+	Replayed *[32]byte
+	// Clean: neither pass found anything in it. With the entry's secrets
+	// count it stands for the secret stage's verdict when a refresh reads
+	// no file at all and takes the previous findings (the stage then does
+	// not run; when it runs, it decides both afresh).
+	Clean bool
 }
 
 // Reuse fills rec from a previous run instead of running classify, triage
@@ -59,12 +69,16 @@ func (e *Env) Reuse(rec *Record, p Prior) {
 	rec.Lines, rec.Tokens, rec.Oversize = en.Lines, en.Tokens, en.Oversize
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = en.ExtractedFrom, en.Extractor, en.ExtractorVersion
 	rec.Staged = en.Staged || en.DuplicateOf != ""
+	rec.Secrets, rec.contentClean = en.Secrets, p.Clean
 	rec.why = Decision{Rule: "previous snapshot", Detail: "identity unchanged"}
 	if rec.Staged {
 		rec.sum, rec.hashed, rec.OutSize = p.Sum, true, p.Bytes
 		rec.Hash = fmt.Sprintf("blake3:%x", p.Sum)
 		rec.scanned = p.RulesClean
 		rec.valuesClean = p.ValuesClean
+		if p.Replayed != nil {
+			rec.sum, rec.finalHash = *p.Replayed, rec.Hash
+		}
 	}
 }
 

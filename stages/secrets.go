@@ -95,6 +95,21 @@ func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) [
 	return out
 }
 
+// NamesClean reports whether SecretNames would find nothing in any record's
+// path or link target: a refresh that reads no file takes the previous
+// snapshot's findings only then.
+func (e *Env) NamesClean(opts SecretOptions, recs []*Record) bool {
+	for _, rec := range recs {
+		if !rec.nameClean && len(opts.Scanner.ScanName(rec.Path, opts.Values)) > 0 {
+			return false
+		}
+		if len(opts.Scanner.ScanName(rec.LinkTarget, opts.Values)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // scanned is one canonical content's first-pass result: the findings each path holding
 // it reports, and those to mask in the shared staged copy.
 type scanned struct {
