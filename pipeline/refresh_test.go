@@ -467,6 +467,22 @@ func TestRefreshReplaysFindings(t *testing.T) {
 			full.OutDir = filepath.Join(t.TempDir(), "full2")
 			runOpts(t, full)
 			sameSnapshot(t, out, full.OutDir)
+			// A file with findings deleted: its values may have masked text
+			// elsewhere, so the others are read again.
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			runOpts(t, opts) // the new file is now as it was
+			must(os.Remove(filepath.Join(src, "config/copy.env")))
+			if res := runOpts(t, opts); res.Report.Refresh.NotReused[whyFindings] == 0 {
+				t.Errorf("a file with findings deleted, yet the others were not read: %+v", res.Report.Refresh)
+			}
+			full.OutDir = filepath.Join(t.TempDir(), "full3")
+			runOpts(t, full)
+			sameSnapshot(t, out, full.OutDir)
 		})
 	}
 }
