@@ -128,7 +128,7 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 	if _, err := fmt.Fprintf(w, "{\n  \"schema\": %s,\n", schema); err != nil {
 		return err
 	}
-	if err := writeArray(w, &buf, enc, "files", m.Files, ","); err != nil {
+	if err := writeEntries(w, "files", m.Files, ","); err != nil {
 		return err
 	}
 	if err := writeArray(w, &buf, enc, "pruned", m.Pruned, ""); err != nil {
@@ -141,13 +141,8 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 // writeArray writes `  "name": [...]` with each element indented as
 // EncodeJSON indents it, then after and a newline.
 func writeArray[T any](w io.Writer, buf *bytes.Buffer, enc *json.Encoder, name string, elems []T, after string) error {
-	if elems == nil {
-		_, err := fmt.Fprintf(w, "  %q: null%s\n", name, after)
-		return err
-	}
 	if len(elems) == 0 {
-		_, err := fmt.Fprintf(w, "  %q: []%s\n", name, after)
-		return err
+		return writeEmptyArray(w, name, elems == nil, after)
 	}
 	if _, err := fmt.Fprintf(w, "  %q: [\n", name); err != nil {
 		return err
@@ -168,6 +163,17 @@ func writeArray[T any](w io.Writer, buf *bytes.Buffer, enc *json.Encoder, name s
 		}
 	}
 	_, err := fmt.Fprintf(w, "  ]%s\n", after)
+	return err
+}
+
+// writeEmptyArray writes an array field with no elements: null for a nil
+// slice, as encoding/json writes it.
+func writeEmptyArray(w io.Writer, name string, null bool, after string) error {
+	v := "[]"
+	if null {
+		v = "null"
+	}
+	_, err := fmt.Fprintf(w, "  %q: %s%s\n", name, v, after)
 	return err
 }
 
