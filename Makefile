@@ -62,7 +62,7 @@ race:
 # the secret gates over all of GOROOT/src.
 pdf:
 	$(GO) test -count=1 ./internal/extract/
-	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|OneReadMatchesStageByStage' ./pipeline/ ./cmd/repoprep/
+	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage' ./pipeline/ ./cmd/repoprep/
 	$(GO) test -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
 
 # A short run of every fuzz target beyond its seed corpus.
