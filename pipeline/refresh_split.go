@@ -96,7 +96,7 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		}
 	}
 	// The replay: every other file as it was, and every finding from text.
-	replay := len(findings) > 0 && seen == len(p.files) && len(jobs)+len(findings) > 0 &&
+	replay := len(findings) > 0 && seen == len(p.files) &&
 		!slices.ContainsFunc(p.findings, func(f PathFinding) bool { return f.Line == 0 }) &&
 		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != whyFindings && r != whyScan }) &&
 		namesClean()

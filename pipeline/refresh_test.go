@@ -413,7 +413,8 @@ func TestRecentlyChangedReadAgain(t *testing.T) {
 // with two texts that differ only in their secret (the same once
 // redacted, yet not duplicates), a duplicate pair with findings, a value
 // caught in one file and found in another, and a clean file whose text is
-// a redacted copy's. A new file ends the replay: the files with findings
+// a redacted copy's. A redacted copy edited in OUT, a new file and a
+// deleted file with findings each end the replay: the files with findings
 // are read again.
 func TestRefreshReplaysFindings(t *testing.T) {
 	noRacyWindow(t)
@@ -462,6 +463,21 @@ func TestRefreshReplaysFindings(t *testing.T) {
 					grepOut(t, out, map[string]string{"token": token, "other": other})
 				}
 			}
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if mode != SecretsExclude {
+				// A redacted copy edited in OUT: the replay is given up.
+				must(os.WriteFile(filepath.Join(out, "tree/deploy/.env.prod"), []byte("edited in OUT\n"), 0o644))
+				rf := runOpts(t, opts).Report.Refresh
+				if rf.NotReused[whyCopy] == 0 || rf.NotReused[whyFindings] == 0 {
+					t.Errorf("a copy with findings edited in OUT: %+v", rf)
+				}
+				sameSnapshot(t, out, full.OutDir)
+			}
 			writeFiles(t, src, map[string]string{"notes/new.txt": "a new file\n"})
 			res := runOpts(t, opts)
 			if res.Report.Refresh.NotReused[whyFindings] == 0 {
@@ -472,12 +488,6 @@ func TestRefreshReplaysFindings(t *testing.T) {
 			sameSnapshot(t, out, full.OutDir)
 			// A file with findings deleted: its values may have masked text
 			// elsewhere, so the others are read again.
-			must := func(err error) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
 			runOpts(t, opts) // the new file is now as it was
 			must(os.Remove(filepath.Join(src, "config/copy.env")))
 			if res := runOpts(t, opts); res.Report.Refresh.NotReused[whyFindings] == 0 {
