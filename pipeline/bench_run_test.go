@@ -5,12 +5,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/zeebo/blake3"
 )
 
@@ -22,12 +21,9 @@ func benchTree(b *testing.B) (string, int64) {
 	root := os.Getenv("REPOPREP_BENCH_TREE")
 	if root == "" {
 		root = b.TempDir()
-		goroot, err := exec.Command("go", "env", "GOROOT").Output()
-		if err != nil {
-			b.Skipf("go env GOROOT: %v", err)
-		}
+		src := testkit.GoSrc(b)
 		for _, pkg := range []string{"net", "encoding"} {
-			if err := os.CopyFS(filepath.Join(root, pkg), os.DirFS(filepath.Join(strings.TrimSpace(string(goroot)), "src", pkg))); err != nil {
+			if err := os.CopyFS(filepath.Join(root, pkg), os.DirFS(filepath.Join(src, pkg))); err != nil {
 				b.Skipf("no GOROOT/src to read: %v", err)
 			}
 		}

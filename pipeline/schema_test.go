@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -506,11 +505,7 @@ func TestSchemasValidateFixtureRun(t *testing.T) {
 // rules file keeps the run to archive/, mime/ and crypto/x509/ and
 // prunes the rest by rule.
 func TestSchemasValidateGoSource(t *testing.T) {
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skipf("go env GOROOT: %v", err)
-	}
-	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	src := testkit.GoSrc(t)
 	if _, err := os.Stat(filepath.Join(src, "crypto", "x509")); err != nil {
 		t.Skip("no Go source tree at", src)
 	}

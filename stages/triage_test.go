@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-enry/go-enry/v2"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -340,16 +340,9 @@ func TestUserClassForText(t *testing.T) {
 // (modeline strategy skipped when no marker is present) against
 // enry.GetLanguage on files with no or unknown extensions.
 func TestShortcutsMatchGoEnry(t *testing.T) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no go command to find GOROOT")
-	}
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("no GOROOT/src")
-	}
+	src := testkit.GoSrc(t)
 	var goFiles, others, generated int
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || goFiles >= 4000 && others >= 1500 {
 			return err
 		}

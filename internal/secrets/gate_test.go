@@ -3,45 +3,29 @@ package secrets
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/testkit"
 )
 
-// goSrc returns GOROOT/src: real text nobody here wrote.
-func goSrc(t testing.TB) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skipf("go env GOROOT: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "src")
-}
-
 // goSrcFiles returns the contents of up to limit bytes of GOROOT/src's regular files, in
 // walk order (0: all).
 func goSrcFiles(t testing.TB, limit int) [][]byte {
 	t.Helper()
+	root := testkit.GoSrc(t)
 	var files [][]byte
 	total := 0
-	_ = filepath.WalkDir(goSrc(t), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() || limit > 0 && total >= limit {
-			return nil
+	for _, p := range goSrcPaths(t) {
+		if limit > 0 && total >= limit {
+			break
 		}
-		data, err := os.ReadFile(path)
-		if err == nil {
+		if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err == nil {
 			files = append(files, data)
 			total += len(data)
 		}
-		return nil
-	})
-	if len(files) == 0 {
-		t.Skip("no files under GOROOT/src")
 	}
 	return files
 }
@@ -192,13 +176,14 @@ func benchGates[T string | []byte](b *testing.B, items []T, scan func(T)) {
 	}
 }
 
-// goSrcPaths returns the slash-separated paths of GOROOT/src's files, relative to it.
+// goSrcPaths returns the slash-separated paths of GOROOT/src's regular
+// files, relative to it, in walk order.
 func goSrcPaths(t testing.TB) []string {
 	t.Helper()
-	root := goSrc(t)
+	root := testkit.GoSrc(t)
 	var paths []string
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && d.Type().IsRegular() {
 			rel, _ := filepath.Rel(root, path)
 			paths = append(paths, filepath.ToSlash(rel))
 		}

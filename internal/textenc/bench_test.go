@@ -5,13 +5,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"golang.org/x/text/encoding/simplifiedchinese"
 )
@@ -111,11 +111,11 @@ func BenchmarkTokenCount(b *testing.B) {
 // and testdata that nobody here wrote, a few of them in legacy charsets.
 var gorootFiles = sync.OnceValues(func() ([][]byte, error) {
 	var files [][]byte
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	goroot, err := testkit.GoRoot()
 	if err != nil {
 		return nil, err
 	}
-	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	root := filepath.Join(goroot, "src")
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err

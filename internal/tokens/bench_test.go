@@ -29,7 +29,7 @@ var corpora = []struct {
 	{"go", goSource},
 	{"zh", chineseDocs},
 	{"base64", func(b *testing.B) string {
-		return readCorpus(b, filepath.Join(goSrc(b), "debug/buildinfo/testdata/go117/go117.base64"))
+		return readCorpus(b, filepath.Join(testkit.GoSrc(b), "debug/buildinfo/testdata/go117/go117.base64"))
 	}},
 }
 
@@ -38,7 +38,7 @@ func goSource(b *testing.B) string {
 	b.Helper()
 	var sb strings.Builder
 	for _, dir := range []string{"net/http", "go/types", "runtime"} {
-		matches, _ := filepath.Glob(filepath.Join(goSrc(b), dir, "*.go"))
+		matches, _ := filepath.Glob(filepath.Join(testkit.GoSrc(b), dir, "*.go"))
 		for _, m := range matches {
 			if sb.Len() >= 1<<20 {
 				return sb.String()

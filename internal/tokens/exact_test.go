@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // o200kPattern is the codec's split pattern, byte for byte; compiling it
@@ -143,20 +143,9 @@ func TestCountExactRandom(t *testing.T) {
 	}
 }
 
-// goSrc returns the Go distribution's src directory, the largest body of
-// real code every machine with these tests has.
-func goSrc(t testing.TB) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skipf("go env GOROOT: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "src")
-}
-
 // TestCountExactGoSource compares whole files from the Go distribution.
 func TestCountExactGoSource(t *testing.T) {
-	root := goSrc(t)
+	root := testkit.GoSrc(t)
 	var files []string
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".s")) {
@@ -235,7 +224,7 @@ func TestCountExactGoroot(t *testing.T) {
 	var texts []string
 	var paths []string
 	total := 0
-	_ = filepath.WalkDir(goSrc(t), func(path string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(testkit.GoSrc(t), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if b, err := os.ReadFile(path); err == nil {
 				texts, paths = append(texts, string(b)), append(paths, path)

@@ -153,7 +153,7 @@ func TestRecountRandom(t *testing.T) {
 			yield(s)
 		}
 	})
-	if files, _ := filepath.Glob(filepath.Join(goSrc(t), "strings", "*.go")); len(files) > 0 {
+	if files, _ := filepath.Glob(filepath.Join(testkit.GoSrc(t), "strings", "*.go")); len(files) > 0 {
 		for _, f := range files[:min(len(files), 8)] {
 			data, err := os.ReadFile(f)
 			if err != nil {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // A Counter fed a text in any parts totals Count of the whole text, as
@@ -15,7 +17,7 @@ import (
 func TestCounterExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	texts := slices.Sorted(maps.Values(exactCases))
-	if files, _ := filepath.Glob(filepath.Join(goSrc(t), "bufio", "*.go")); len(files) > 0 {
+	if files, _ := filepath.Glob(filepath.Join(testkit.GoSrc(t), "bufio", "*.go")); len(files) > 0 {
 		var all strings.Builder
 		for _, f := range files {
 			data, err := os.ReadFile(f)

@@ -8,15 +8,14 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // goSrcFiles lists the Go sources under GOROOT/src: real code nobody here
 // wrote, about 70 MB.
 func goSrcFiles(tb testing.TB, limit int) ([]File, int64) {
-	root := filepath.Join(os.Getenv("GOROOT_SRC"), "")
-	if root == "" {
-		root = "/usr/local/go/src"
-	}
+	root := testkit.GoSrc(tb)
 	var files []File
 	var total int64
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -44,49 +44,69 @@ func TestUpdateEqualsBuild(t *testing.T) {
 		for i := range rng.IntN(6) {
 			next[fmt.Sprintf("new/%d-%d.txt", round, i)] = text()
 		}
-		dir := t.TempDir()
-		pfiles, nfiles := memFiles(prev), memFiles(next)
-		pix := build(t, pfiles)
-		want := filepath.Join(dir, "built")
-		if err := Build(context.Background(), nfiles, want, dir); err != nil {
+		u := newUpdateCase(t, prev, next)
+		got := filepath.Join(u.dir, "updated")
+		if err := Update(context.Background(), u.pix, u.next, u.from, got); err != nil {
 			t.Fatal(err)
 		}
-		from := make([]int, len(nfiles))
-		read := 0
-		for i, f := range nfiles {
-			from[i] = -1
-			for old, p := range pix.Paths() {
-				if p == f.Path && prev[p] == next[p] {
-					from[i] = old
-				}
-			}
-			if from[i] < 0 {
-				read++
-			}
-		}
-		got := filepath.Join(dir, "updated")
-		if err := Update(context.Background(), pix, nfiles, from, got); err != nil {
-			t.Fatal(err)
-		}
-		a, _ := os.ReadFile(got)
-		b, _ := os.ReadFile(want)
-		if !bytes.Equal(a, b) {
-			t.Fatalf("round %d: update (%d of %d files read) differs from a build", round, read, len(nfiles))
+		if a, _ := os.ReadFile(got); !bytes.Equal(a, u.built) {
+			t.Fatalf("round %d: update (%d of %d files read) differs from a build", round, u.read, len(u.next))
 		}
 		// With what prev indexed at hand, lists no change touches are copied.
-		byPath := map[string]File{}
-		for _, f := range pfiles {
-			byPath[f.Path] = f
-		}
-		oldOf := func(id int) (File, bool) { f, ok := byPath[pix.Paths()[id]]; return f, ok }
-		gotWith := filepath.Join(dir, "updated-with")
-		if err := UpdateWith(context.Background(), pix, nfiles, from, oldOf, gotWith); err != nil {
+		gotWith := filepath.Join(u.dir, "updated-with")
+		if err := UpdateWith(context.Background(), u.pix, u.next, u.from, u.oldOf, gotWith); err != nil {
 			t.Fatal(err)
 		}
-		if c, _ := os.ReadFile(gotWith); !bytes.Equal(c, b) {
-			t.Fatalf("round %d: UpdateWith (%d of %d files read) differs from a build", round, read, len(nfiles))
+		if c, _ := os.ReadFile(gotWith); !bytes.Equal(c, u.built) {
+			t.Fatalf("round %d: UpdateWith (%d of %d files read) differs from a build", round, u.read, len(u.next))
 		}
 	}
+}
+
+// updateCase is an index of prev, the index a build makes of next, and
+// what Update needs to go from one to the other.
+type updateCase struct {
+	dir   string
+	pix   *Index // prev's
+	next  []File
+	built []byte // next's, built
+	from  []int  // each next file's id in pix, -1 for one to read
+	read  int    // how many are -1
+	prev  map[string]File
+}
+
+func newUpdateCase(t *testing.T, prev, next map[string]string) *updateCase {
+	t.Helper()
+	u := &updateCase{dir: t.TempDir(), next: memFiles(next), prev: map[string]File{}}
+	pfiles := memFiles(prev)
+	for _, f := range pfiles {
+		u.prev[f.Path] = f
+	}
+	u.pix = build(t, pfiles)
+	want := filepath.Join(u.dir, "built")
+	if err := Build(context.Background(), u.next, want, u.dir); err != nil {
+		t.Fatal(err)
+	}
+	u.built, _ = os.ReadFile(want)
+	u.from = make([]int, len(u.next))
+	for i, f := range u.next {
+		u.from[i] = -1
+		for old, p := range u.pix.Paths() {
+			if p == f.Path && prev[p] == next[p] {
+				u.from[i] = old
+			}
+		}
+		if u.from[i] < 0 {
+			u.read++
+		}
+	}
+	return u
+}
+
+// oldOf gives the previous content of pix's file id, as UpdateWith asks.
+func (u *updateCase) oldOf(id int) (File, bool) {
+	f, ok := u.prev[u.pix.Paths()[id]]
+	return f, ok
 }
 
 func TestUpdateRefuses(t *testing.T) {
@@ -124,43 +144,23 @@ func TestUpdateWithCopiesUntouchedLists(t *testing.T) {
 	next["f07.go"] = "package f7\n\n// quux zebra\n"
 	next["f31.go"] = "package f31\n\nvar Q = \"xylophone\"\n"
 	next["z1.go"] = "package z\n\nconst Wombat = 1\n"
-	dir := t.TempDir()
-	pfiles, nfiles := memFiles(prev), memFiles(next)
-	pix := build(t, pfiles)
-	want := filepath.Join(dir, "built")
-	if err := Build(context.Background(), nfiles, want, dir); err != nil {
-		t.Fatal(err)
-	}
-	from := make([]int, len(nfiles))
-	for i, f := range nfiles {
-		from[i] = -1
-		for id, p := range pix.Paths() {
-			if p == f.Path && prev[p] == next[p] {
-				from[i] = id
-			}
-		}
-	}
-	byPath := map[string]File{}
-	for _, f := range pfiles {
-		byPath[f.Path] = f
-	}
-	built, _ := os.ReadFile(want)
+	u := newUpdateCase(t, prev, next)
 	for _, tc := range []struct {
 		name string
 		old  func(int) (File, bool)
 		same bool
 	}{
-		{"old given", func(id int) (File, bool) { f, ok := byPath[pix.Paths()[id]]; return f, ok }, true},
+		{"old given", u.oldOf, true},
 		{"no old", nil, true},
 		{"old missing one", func(id int) (File, bool) { return File{}, false }, true},
 		{"old wrong", func(id int) (File, bool) { return memFiles(map[string]string{"x": "nothing alike"})[0], true }, false},
 	} {
-		got := filepath.Join(dir, tc.name)
-		if err := UpdateWith(context.Background(), pix, nfiles, from, tc.old, got); err != nil {
+		got := filepath.Join(u.dir, tc.name)
+		if err := UpdateWith(context.Background(), u.pix, u.next, u.from, tc.old, got); err != nil {
 			t.Fatal(err)
 		}
 		data, _ := os.ReadFile(got)
-		if bytes.Equal(data, built) != tc.same {
+		if bytes.Equal(data, u.built) != tc.same {
 			t.Errorf("%s: same as the build %t, want %t", tc.name, !tc.same, tc.same)
 		}
 	}
