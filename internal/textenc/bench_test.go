@@ -131,7 +131,8 @@ var gorootFiles = sync.OnceValues(func() ([][]byte, error) {
 })
 
 // BenchmarkGOROOT shows what the charset decision costs on a real tree:
-// Normalize on every file of GOROOT/src ("normalize"), against the decision
+// Normalize on every file of GOROOT/src ("normalize"; without the token
+// count, "normalize-uncounted"), against the decision
 // alone on every sample that reaches it, the ones with a non-ASCII byte and
 // no NUL: the UTF-8 mojibake check on valid UTF-8, the scoring of the rest
 // ("decide"), and a plain copy of the same bytes ("copy"). All three report
@@ -159,6 +160,14 @@ func BenchmarkGOROOT(b *testing.B) {
 		for b.Loop() {
 			for _, f := range files {
 				normalizeCounting(bytes.NewReader(f), io.Discard, true)
+			}
+		}
+	})
+	b.Run("normalize-uncounted", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			for _, f := range files {
+				normalizeCounting(bytes.NewReader(f), io.Discard, false)
 			}
 		}
 	})

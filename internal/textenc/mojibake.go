@@ -1,6 +1,7 @@
 package textenc
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"sync"
 	"unicode"
@@ -48,6 +49,23 @@ func (m *mojibakeState) ascii(c byte) {
 	}
 	m.ring[m.n&7] = rune(c)
 	m.n++
+}
+
+// asciiRun is ascii on each byte of b, in order.
+func (m *mojibakeState) asciiRun(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if m.pending > 0 {
+		m.settle(rune(b[0])) // which leaves nothing pending for the rest
+	}
+	skip := max(0, len(b)-len(m.ring)) // bytes the ring would lose again
+	n := m.n + uint(skip)
+	for _, c := range b[skip:] {
+		m.ring[n&7] = rune(c)
+		n++
+	}
+	m.n += uint(len(b))
 }
 
 // push records r in the context window and settles a pending hit by it.
@@ -280,8 +298,15 @@ func isMisreadUTF8Bytes(b []byte) bool {
 	var m misreadScan
 	for len(b) > 0 {
 		if b[0] < utf8.RuneSelf {
-			m.feed(rune(b[0]))
-			b = b[1:]
+			n := asciiPrefix(b)
+			if n >= len(m.back) {
+				m.back = [3]utf8Roles{} // an ASCII rune has no roles
+			} else {
+				for range n {
+					m.feed(rune(b[0]))
+				}
+			}
+			b = b[n:]
 			continue
 		}
 		r, n := utf8.DecodeRune(b)
@@ -289,6 +314,20 @@ func isMisreadUTF8Bytes(b []byte) bool {
 		b = b[n:]
 	}
 	return m.verdict()
+}
+
+// asciiPrefix returns the length of b's leading run of ASCII bytes.
+func asciiPrefix(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(b) && b[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // misreadScan counts, per charset, the non-ASCII runes in UTF-8 sequences.

@@ -11,6 +11,7 @@ package textenc
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -194,12 +195,21 @@ func peek(br *bufio.Reader) (head []byte, atEOF bool, err error) {
 // pass-through must not handle (a byte >= 0x80, or the escape that starts an
 // ISO-2022-JP designation), or -1.
 func firstNonASCII(b []byte) int {
-	for i, c := range b {
-		if c >= 0x80 {
-			return i
+	for i := 0; i < len(b); {
+		if i+8 <= len(b) {
+			// Eight bytes at once: none has its top bit set or is ESC
+			// (a zero byte in x^ESC, found by the exact "has zero byte" test).
+			x := binary.LittleEndian.Uint64(b[i:])
+			esc := x ^ 0x1b1b1b1b1b1b1b1b
+			if (x|(esc-0x0101010101010101)&^esc)&0x8080808080808080 == 0 {
+				i += 8
+				continue
+			}
 		}
-		if c == 0x1b && isISO2022Escape(b[i:]) {
-			return i
+		for end := min(i+8, len(b)); i < end; i++ {
+			if c := b[i]; c >= 0x80 || c == 0x1b && isISO2022Escape(b[i:]) {
+				return i
+			}
 		}
 	}
 	return -1

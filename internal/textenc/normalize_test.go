@@ -3,11 +3,13 @@ package textenc
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/japanese"
@@ -283,4 +285,77 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("Bytes = %d, wrote %d", res.Bytes, len(got))
 		}
 	})
+}
+
+// The sink's ASCII runs, the eight-byte ASCII tests and the mojibake
+// ring's runs give what a byte-by-byte pass gives: every result, error and
+// output byte, on the fuzz corpus, on ASCII with each kind of byte the runs
+// must stop at, and on every file of GOROOT/src.
+func TestASCIIRunsMatchByteByByte(t *testing.T) {
+	inputs := [][]byte{
+		[]byte("plain text\nline two\n"), []byte("crlf\r\nlone cr\rend"), []byte("\r\n\r\n\n\r"),
+		[]byte("tab\tvt\vff\fesc\x1b[0m del\x7f bell\x07"), []byte("caf\xc3\xa9 na\xc3\xafve\r\nCaf\u00c3\u00a9 x"),
+		[]byte("\x1b$B$3$s\x1b(B ascii"), append(bytes.Repeat([]byte("a"), flushBytes-1), "\r\nb\xc3\xa9"...),
+		bytes.Repeat([]byte("0123456789abcdef\r\n"), 10000), []byte("x\x01\x02\x03\x04\x05\x06\x08\x0e y"),
+	}
+	if files, err := gorootFiles(); err == nil {
+		if testkit.Race {
+			files = files[:len(files)/10] // the rest runs in make test's pdf target
+		}
+		inputs = append(inputs, files...)
+	}
+	type outcome struct {
+		res Result
+		err error
+		out string
+	}
+	normalizeBoth := func(in []byte) [2]outcome {
+		var got [2]outcome
+		for i, slow := range []bool{false, true} {
+			scanByteByByte = slow
+			var out bytes.Buffer
+			res, err := normalizeCounting(iotest.HalfReader(bytes.NewReader(in)), &out, false)
+			got[i] = outcome{res, err, out.String()}
+		}
+		scanByteByByte = false
+		return got
+	}
+	for i, in := range inputs {
+		if got := normalizeBoth(in); got[0] != got[1] {
+			t.Fatalf("input %d (%.40q): runs give %+v, %v; byte by byte %+v, %v; same output: %t",
+				i, in, got[0].res, got[0].err, got[1].res, got[1].err, got[0].out == got[1].out)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "ab \t\n\r\x1b\x7f\x01\xc3\xa9\xe2\x80\x99"
+	for range 500 {
+		b := make([]byte, rng.IntN(300))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		if got := normalizeBoth(b); got[0] != got[1] {
+			t.Fatalf("%q: runs give %+v, byte by byte %+v", b, got[0], got[1])
+		}
+		if want := slowFirstNonASCII(b); firstNonASCII(b) != want {
+			t.Fatalf("firstNonASCII(%q) = %d, want %d", b, firstNonASCII(b), want)
+		}
+		var run, each mojibakeState
+		run.pending, each.pending = 1, 1
+		run.asciiRun(b[:asciiPrefix(b)])
+		for _, c := range b[:asciiPrefix(b)] {
+			each.ascii(c)
+		}
+		if run != each {
+			t.Fatalf("asciiRun(%q) = %+v, ascii on each byte %+v", b, run, each)
+		}
+	}
+}
+
+func slowFirstNonASCII(b []byte) int {
+	for i, c := range b {
+		if c >= 0x80 || c == 0x1b && isISO2022Escape(b[i:]) {
+			return i
+		}
+	}
+	return -1
 }

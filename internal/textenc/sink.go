@@ -1,6 +1,7 @@
 package textenc
 
 import (
+	"bytes"
 	"io"
 	"unicode/utf8"
 
@@ -87,6 +88,20 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 			}
 		}
 		c := b[i]
+		if plainASCII[c] && !s.afterCR && !scanByteByByte {
+			// A run of ASCII that needs nothing done: copied at once, up
+			// to where the gathered text is due to be flushed.
+			end := min(len(b), i+flushBytes-len(s.out))
+			j := i + 1
+			for j < end && plainASCII[b[j]] {
+				j++
+			}
+			s.moji.asciiRun(b[i:j])
+			s.runes += int64(j - i)
+			s.out = append(s.out, b[i:j]...)
+			i = j
+			continue
+		}
 		if c < utf8.RuneSelf {
 			i++
 			switch {
@@ -166,11 +181,7 @@ func (s *sink) flush() error {
 	if err != nil {
 		return err
 	}
-	for _, c := range s.out {
-		if c == '\n' {
-			s.res.Lines++
-		}
-	}
+	s.res.Lines += bytes.Count(s.out, []byte{'\n'})
 	s.lastOut = s.out[len(s.out)-1]
 	s.countTokens(s.out, false)
 	s.out = s.out[:0]
@@ -220,6 +231,19 @@ func (s *sink) close() error {
 	}
 	return nil
 }
+
+// plainASCII holds the bytes scan copies as they are: ASCII that is not a
+// control character (isControl), NUL or CR. LF is among them, but only
+// where no CR precedes it.
+var plainASCII = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = c != 0 && c != '\r' && !isControl(rune(c))
+	}
+	return t
+}()
+
+// scanByteByByte turns scan's ASCII runs off: the tests' reference.
+var scanByteByByte = false
 
 // isControl reports a control character that plain text has no business
 // holding: C0 controls other than \t \n \v \f \r and ESC (kept for ANSI
