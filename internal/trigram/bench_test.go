@@ -2,6 +2,7 @@ package trigram
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -62,15 +63,17 @@ func BenchmarkBuildGoSrc(b *testing.B) {
 			}
 		}
 	})
-	b.Run("index", func(b *testing.B) {
-		b.SetBytes(total)
-		dir := b.TempDir()
-		for i := 0; b.Loop(); i++ {
-			dst := filepath.Join(dir, "ix")
-			os.Remove(dst)
-			if err := Build(context.Background(), files, dst, dir); err != nil {
-				b.Fatal(err)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("index/workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(total)
+			dir := b.TempDir()
+			for i := 0; b.Loop(); i++ {
+				dst := filepath.Join(dir, "ix")
+				os.Remove(dst)
+				if err := BuildWorkers(context.Background(), files, dst, dir, workers); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }

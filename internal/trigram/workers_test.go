@@ -56,8 +56,61 @@ func TestBuildWorkersError(t *testing.T) {
 	files := memFiles(map[string]string{"a": "aaaa", "b": "bbbb", "c": "cccc"})
 	bad := errors.New("unreadable")
 	files[1].Open = func() (io.ReadCloser, error) { return nil, bad }
-	dir := t.TempDir()
-	if err := BuildWorkers(context.Background(), files, filepath.Join(dir, FileName), dir, 3); !errors.Is(err, bad) {
-		t.Errorf("err = %v, want %v", err, bad)
+	for _, workers := range []int{1, 3} {
+		dir := t.TempDir()
+		if err := BuildWorkers(context.Background(), files, filepath.Join(dir, FileName), dir, workers); !errors.Is(err, bad) {
+			t.Errorf("%d workers: err = %v, want %v", workers, err, bad)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "trigram-*")); len(left) > 0 {
+			t.Errorf("%d workers: left %v behind", workers, left)
+		}
+	}
+}
+
+// The partitions' ranges are ascending and never empty, however skewed the
+// trigrams and however many partitions; each takes a fair share when the
+// first bytes allow it.
+func TestSplitPoints(t *testing.T) {
+	set := func(leads ...uint32) *fileSet {
+		s := &fileSet{}
+		for _, l := range leads {
+			s.trigrams = append(s.trigrams, l<<16|0x6162)
+		}
+		return s
+	}
+	even := set()
+	for l := range uint32(256) {
+		even.trigrams = append(even.trigrams, l<<16)
+	}
+	for _, c := range []struct {
+		name  string
+		sets  []*fileSet
+		parts int
+		want  []uint32 // nil: only check the ranges
+	}{
+		{"one part", []*fileSet{set('a', 'b')}, 1, []uint32{}},
+		{"no trigrams", nil, 4, nil},
+		{"all in one lead", []*fileSet{set('x', 'x', 'x')}, 3, nil},
+		{"last lead only", []*fileSet{set(255, 255)}, 16, nil},
+		{"first lead only", []*fileSet{set(0, 0)}, 16, nil},
+		{"even, halves", []*fileSet{even}, 2, []uint32{128 << 16}},
+		{"even, quarters", []*fileSet{even}, 4, []uint32{64 << 16, 128 << 16, 192 << 16}},
+		{"two leads", []*fileSet{set(' ', ' ', 'e', 'e')}, 2, []uint32{(' ' + 1) << 16}},
+	} {
+		got := splitPoints(c.sets, c.parts)
+		if len(got) != c.parts-1 {
+			t.Errorf("%s: %d points for %d parts", c.name, len(got), c.parts)
+			continue
+		}
+		lo := uint32(0)
+		for _, p := range got {
+			if p <= lo || p >= 1<<24 || p&0xffff != 0 {
+				t.Errorf("%s: points %x: a range is empty or not at a first byte", c.name, got)
+			}
+			lo = p
+		}
+		if c.want != nil && fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: points %x, want %x", c.name, got, c.want)
+		}
 	}
 }

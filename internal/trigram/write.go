@@ -66,12 +66,15 @@ func Build(ctx context.Context, files []File, dst, tmpDir string) error {
 	return BuildWorkers(ctx, files, dst, tmpDir, 1)
 }
 
-// BuildWorkers is Build with the files read and split into trigrams by
-// workers goroutines, a few files ahead of the one being added; the pairs
-// are still added in id order, so the index is the same byte for byte.
+// BuildWorkers is Build with the work spread over workers goroutines: the
+// files are read and split into trigrams a few files ahead of the one being
+// added, and the pairs are sorted and merged by as many partitions, each
+// owning one range of trigrams (by the trigrams of the first files, so the
+// ranges hold similar shares). Each partition still takes the pairs in id
+// order, and the index lists the partitions' trigrams in ascending order,
+// so the index is the same byte for byte whatever the number of workers.
 func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers int) (err error) {
-	b := &builder{tmpDir: tmpDir}
-	defer b.removeRuns()
+	workers = max(workers, 1)
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
@@ -86,40 +89,72 @@ func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers
 	w.write([]byte(magic))
 	filesOff := w.n
 	w.uvarint(uint64(len(files)))
-	sets := splitAll(ctx, files, max(workers, 1))
+	sets := splitAll(ctx, files, workers)
 	defer sets.stop()
-	for id, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
+	// The sets of the first files, split while nothing else waits on
+	// them, decide where the partitions' ranges meet.
+	first := make([]*fileSet, min(len(files), cap(sets.slots)))
+	for id := range first {
+		if first[id] = sets.next(id); first[id].err != nil {
+			return fmt.Errorf("index %s: %w", files[id].Path, first[id].err)
 		}
-		set := sets.next(id)
-		if set.err != nil {
+	}
+	n := min(workers, maxPartitions)
+	parts := newPartitions(splitPoints(first, n), tmpDir, maxPairs/n)
+	defer parts.remove()
+	parts.start(ctx, sets)
+	for id, f := range files {
+		var set *fileSet
+		if id < len(first) {
+			set = first[id]
+		} else if set = sets.next(id); set.err != nil {
+			parts.finish()
 			return fmt.Errorf("index %s: %w", f.Path, set.err)
 		}
-		if len(b.post) > 0 && len(b.post)+len(set.trigrams) > maxPairs {
-			// Flushed before the file rather than after it, so the pairs
-			// never outgrow maxPairs (appending past it would double them).
-			if err := b.flushRun(); err != nil {
-				return err
-			}
-		}
-		if b.post == nil {
-			b.post = make([]uint64, 0, maxPairs)
-		}
-		for _, t := range set.trigrams {
-			b.post = append(b.post, uint64(t)<<32|uint64(id))
+		if err := ctx.Err(); err != nil {
+			parts.finish()
+			return err
 		}
 		w.uvarint(uint64(len(f.Path)))
 		w.write([]byte(f.Path))
 		w.uvarint(uint64(set.size))
-		sets.done(set)
+		parts.add(set, id)
+	}
+	if err := parts.finish(); err != nil {
+		return err
 	}
 	postingsOff := w.n
-	table, err := b.merge(ctx, w)
+	table, trigrams, err := parts.merge(ctx, w)
 	if err != nil {
 		return err
 	}
-	return w.finish(table, filesOff, postingsOff, b.trigrams)
+	return w.finish(table, filesOff, postingsOff, trigrams)
+}
+
+// splitPoints returns the trigrams at which parts partitions meet: the
+// first trigram bytes that cut the trigrams of sets into about equal
+// shares. Every partition's range is non-empty.
+func splitPoints(sets []*fileSet, parts int) []uint32 {
+	var hist [256]int
+	total := 0
+	for _, s := range sets {
+		for _, t := range s.trigrams {
+			hist[t>>16]++
+		}
+		total += len(s.trigrams)
+	}
+	points := make([]uint32, 0, parts-1)
+	lead, below := 0, 0 // below: the trigrams whose first byte is below lead
+	for k := 1; k < parts; k++ {
+		lead++
+		below += hist[lead-1]
+		for lead < 256-(parts-k) && below < total*k/parts {
+			below += hist[lead]
+			lead++
+		}
+		points = append(points, uint32(lead)<<16)
+	}
+	return points
 }
 
 // finish writes the trigram table, the footer (the three section
@@ -156,6 +191,7 @@ type fileSet struct {
 	trigrams []uint32
 	size     int64
 	err      error
+	users    atomic.Int32 // partitions yet to add it
 }
 
 // splitter reads files and splits them into trigram sets, each with its own
@@ -177,16 +213,20 @@ func (sp *splitter) split(f File, dst []uint32) ([]uint32, int64, error) {
 		tv   uint32
 		size int64
 	)
+	seen := sp.seen
 	for {
 		n, err := rc.Read(sp.buf)
-		for _, c := range sp.buf[:n] {
-			tv = (tv<<8 | uint32(c)) & (1<<24 - 1)
+		buf := sp.buf[:n]
+		for size < 2 && len(buf) > 0 { // a trigram needs three bytes
+			tv = tv<<8 | uint32(buf[0])
+			buf = buf[1:]
 			size++
-			if size < 3 {
-				continue
-			}
-			if w, bit := tv/64, uint64(1)<<(tv%64); sp.seen[w]&bit == 0 {
-				sp.seen[w] |= bit
+		}
+		size += int64(len(buf))
+		for _, c := range buf {
+			tv = (tv<<8 | uint32(c)) & (1<<24 - 1)
+			if w, bit := tv/64, uint64(1)<<(tv%64); seen[w]&bit == 0 {
+				seen[w] |= bit
 				dst = append(dst, tv)
 			}
 		}
@@ -213,7 +253,7 @@ type sets struct {
 }
 
 func splitAll(ctx context.Context, files []File, workers int) *sets {
-	s := &sets{ready: make([]chan *fileSet, len(files)), slots: make(chan struct{}, 4*workers), quit: make(chan struct{})}
+	s := &sets{ready: make([]chan *fileSet, len(files)), slots: make(chan struct{}, 64*workers), quit: make(chan struct{})}
 	for i := range s.ready {
 		s.ready[i] = make(chan *fileSet, 1)
 	}
