@@ -253,7 +253,7 @@ type sets struct {
 }
 
 func splitAll(ctx context.Context, files []File, workers int) *sets {
-	s := &sets{ready: make([]chan *fileSet, len(files)), slots: make(chan struct{}, 64*workers), quit: make(chan struct{})}
+	s := &sets{ready: make([]chan *fileSet, len(files)), slots: make(chan struct{}, 4*workers), quit: make(chan struct{})}
 	for i := range s.ready {
 		s.ready[i] = make(chan *fileSet, 1)
 	}
