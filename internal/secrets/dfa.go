@@ -12,9 +12,13 @@ package secrets
 type dfa struct {
 	class  [256]uint8
 	stride int      // classes per state
-	next   []uint32 // state*stride + class -> state
+	next   []uint32 // state*stride + class -> next state*stride, | hasOuts if it reports
 	outs   [][]dfaOut
 }
+
+// hasOuts marks an entry of dfa.next whose state reports patterns, so the
+// walk looks at outs only there.
+const hasOuts = 1 << 31
 
 // dfaOut is a pattern that ends where the automaton reports it.
 type dfaOut struct {
@@ -99,6 +103,13 @@ func newDFA(patterns []string, fold bool) *dfa {
 			queue = append(queue, int(t))
 		}
 	}
+	// From state numbers to row offsets, marked where the state reports.
+	for i, t := range d.next {
+		d.next[i] = t * uint32(n)
+		if len(d.outs[t]) > 0 {
+			d.next[i] |= hasOuts
+		}
+	}
 	return d
 }
 
@@ -114,11 +125,12 @@ func newRow(n int) []int32 {
 // library trie's Walk does: last is the index of its last byte, n its
 // length.
 func (d *dfa) walk(input []byte, fn func(last, n, pattern int)) {
-	s := uint32(0)
+	row := uint32(0) // the state's offset in next
 	for i, c := range input {
-		s = d.next[int(s)*d.stride+int(d.class[c])]
-		if outs := d.outs[s]; outs != nil {
-			for _, o := range outs {
+		t := d.next[row+uint32(d.class[c])]
+		row = t &^ hasOuts
+		if t&hasOuts != 0 {
+			for _, o := range d.outs[row/uint32(d.stride)] {
 				fn(i, o.n, o.pattern)
 			}
 		}
