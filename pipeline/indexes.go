@@ -43,7 +43,7 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 	treeDir := filepath.Join(tmp, "tree")
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
-		files[i] = trigram.File{Path: rec.Path, Open: func() (io.ReadCloser, error) {
+		files[i] = trigram.File{Path: rec.Path, Size: rec.OutSize, Open: func() (io.ReadCloser, error) {
 			return os.Open(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
 		}}
 	}

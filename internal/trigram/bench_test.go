@@ -29,7 +29,7 @@ func goSrcFiles(tb testing.TB, limit int) ([]File, int64) {
 		}
 		total += info.Size()
 		rel, _ := filepath.Rel(root, p)
-		files = append(files, File{Path: filepath.ToSlash(rel), Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		files = append(files, File{Path: filepath.ToSlash(rel), Open: func() (io.ReadCloser, error) { return os.Open(p) }, Size: info.Size()})
 		return nil
 	})
 	if len(files) == 0 {

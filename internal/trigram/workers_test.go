@@ -9,7 +9,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Files split by several workers make the same index, byte for byte, as
@@ -26,11 +30,21 @@ func TestBuildWorkersSameBytes(t *testing.T) {
 		contents[fmt.Sprintf("f%03d.txt", i)] = string(b)
 	}
 	files := memFiles(contents)
+	// Sizes that fill the split window at once, or never: the window must
+	// never hold back the file the build waits for.
+	huge := slices.Clone(files)
+	for i := range huge {
+		huge[i].Size = windowBytes * int64(1+i%3)
+	}
 	var want []byte
 	for _, pairs := range []int{4 << 20, 1000, 777} {
 		old := maxPairs
 		maxPairs = pairs
 		for _, workers := range []int{1, 2, 5} {
+			files := files
+			if workers == 2 {
+				files = huge
+			}
 			dir := t.TempDir()
 			dst := filepath.Join(dir, FileName)
 			if err := BuildWorkers(context.Background(), files, dst, dir, workers); err != nil {
@@ -112,5 +126,39 @@ func TestSplitPoints(t *testing.T) {
 		if c.want != nil && fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: points %x, want %x", c.name, got, c.want)
 		}
+	}
+}
+
+// A cancelled build stops at once, whichever file it is at, leaves no run
+// file behind and no worker running (the race detector and the goroutine
+// count would tell).
+func TestBuildWorkersCancelled(t *testing.T) {
+	contents := map[string]string{}
+	for i := range 400 {
+		contents[fmt.Sprintf("f%03d", i)] = strings.Repeat(fmt.Sprintf("line %d of file %d\n", i, i), 200)
+	}
+	before := runtime.NumGoroutine()
+	for _, at := range []int{0, 1, 7, 150, 399} {
+		files := memFiles(contents)
+		ctx, cancel := context.WithCancel(context.Background())
+		open := files[at].Open
+		files[at].Open = func() (io.ReadCloser, error) { cancel(); return open() }
+		old := maxPairs
+		maxPairs = 5000 // runs on disk when it stops
+		dir := t.TempDir()
+		err := BuildWorkers(ctx, files, filepath.Join(dir, FileName), dir, 3)
+		maxPairs = old
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled at file %d: err = %v", at, err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "trigram-*")); len(left) > 0 {
+			t.Errorf("cancelled at file %d: left %v behind", at, left)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines left running", n-before)
 	}
 }

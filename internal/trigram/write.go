@@ -56,6 +56,7 @@ var maxPairs = 2 << 20
 type File struct {
 	Path string
 	Open func() (io.ReadCloser, error)
+	Size int64 // its size if known, else 0: what it weighs in the split window
 }
 
 // Build indexes files, in the given order (their ids), and writes the index
@@ -89,11 +90,11 @@ func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers
 	w.write([]byte(magic))
 	filesOff := w.n
 	w.uvarint(uint64(len(files)))
-	sets := splitAll(ctx, files, workers)
-	defer sets.stop()
 	// The sets of the first files, split while nothing else waits on
 	// them, decide where the partitions' ranges meet.
-	first := make([]*fileSet, min(len(files), cap(sets.slots)))
+	first := make([]*fileSet, min(len(files), firstSets*workers))
+	sets := splitAll(ctx, files, workers, len(first))
+	defer sets.stop()
 	for id := range first {
 		if first[id] = sets.next(id); first[id].err != nil {
 			return fmt.Errorf("index %s: %w", files[id].Path, first[id].err)
@@ -192,7 +193,11 @@ type fileSet struct {
 	size     int64
 	err      error
 	users    atomic.Int32 // partitions yet to add it
+	weight   int64        // its share of the window
 }
+
+// firstSets is how many files per worker decide the partitions' ranges.
+const firstSets = 4
 
 // splitter reads files and splits them into trigram sets, each with its own
 // bitmap of the trigrams seen (2 MiB).
@@ -244,41 +249,107 @@ func (sp *splitter) split(f File, dst []uint32) ([]uint32, int64, error) {
 }
 
 // sets hands out the files' trigram sets in id order while workers split
-// the files ahead of it, at most a window of files ahead.
+// the files ahead of it, within a window (see window).
 type sets struct {
 	ready []chan *fileSet
-	slots chan struct{}
+	win   window
 	quit  chan struct{}
 	free  sync.Pool // *fileSet, their trigram slices reused
 }
 
-func splitAll(ctx context.Context, files []File, workers int) *sets {
-	s := &sets{ready: make([]chan *fileSet, len(files)), slots: make(chan struct{}, 4*workers), quit: make(chan struct{})}
+// The window of files split ahead of the one being added: wide enough that
+// the splitting goes on while a partition sorts a run, and bounded in bytes,
+// as a file's trigram set holds fewer trigrams than it has bytes.
+const (
+	windowFilesPerWorker = 64
+	windowBytes          = 8 << 20
+	unknownSizeBytes     = 64 << 10 // the weight of a file of unknown size
+)
+
+// window admits files to be split in id order, while at most
+// windowFilesPerWorker per worker and windowBytes of them are split or
+// waiting to be added; one file always fits, and so does each of the first
+// always files (the sets BuildWorkers waits for before adding any). As ids
+// are admitted in order and added in order, the file the build waits for
+// has always been admitted, so the window never blocks the build.
+type window struct {
+	mu       sync.Mutex
+	cond     sync.Cond
+	next     int // the next id to admit
+	files    int // admitted and not yet added
+	bytes    int64
+	maxFiles int
+	always   int
+	stopped  bool
+}
+
+func (w *window) enter(files []File) (id int, weight int64, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		if w.stopped || w.next >= len(files) {
+			return 0, 0, false
+		}
+		weight = files[w.next].Size
+		if weight <= 0 {
+			weight = unknownSizeBytes
+		}
+		if w.next < w.always || w.files == 0 || w.files < w.maxFiles && w.bytes+weight <= windowBytes {
+			id = w.next
+			w.next++
+			w.files++
+			w.bytes += weight
+			return id, weight, true
+		}
+		w.cond.Wait()
+	}
+}
+
+func (w *window) leave(weight int64) {
+	w.mu.Lock()
+	w.files--
+	w.bytes -= weight
+	w.mu.Unlock()
+	w.cond.Broadcast()
+}
+
+func (w *window) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+	w.cond.Broadcast()
+}
+
+// splitAll starts workers splitting files; the first always files are
+// split whatever the window holds.
+func splitAll(ctx context.Context, files []File, workers, always int) *sets {
+	s := &sets{ready: make([]chan *fileSet, len(files)), quit: make(chan struct{})}
+	s.win.cond.L = &s.win.mu
+	s.win.maxFiles, s.win.always = windowFilesPerWorker*workers, always
 	for i := range s.ready {
 		s.ready[i] = make(chan *fileSet, 1)
 	}
-	var next atomic.Int64
 	for range workers {
 		go func() {
 			sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
 			for {
-				select {
-				case s.slots <- struct{}{}:
-				case <-s.quit:
-					return
-				}
-				id := int(next.Add(1)) - 1
-				if id >= len(files) {
+				id, weight, ok := s.win.enter(files)
+				if !ok {
 					return
 				}
 				set, _ := s.free.Get().(*fileSet)
 				if set == nil {
 					set = &fileSet{}
 				}
+				set.weight = weight
 				if set.err = ctx.Err(); set.err == nil {
 					set.trigrams, set.size, set.err = sp.split(files[id], set.trigrams[:0])
 				}
-				s.ready[id] <- set
+				select {
+				case s.ready[id] <- set:
+				case <-s.quit:
+					return
+				}
 			}
 		}()
 	}
@@ -289,12 +360,15 @@ func splitAll(ctx context.Context, files []File, workers int) *sets {
 func (s *sets) next(id int) *fileSet { return <-s.ready[id] }
 
 func (s *sets) done(set *fileSet) {
-	<-s.slots
+	s.win.leave(set.weight)
 	s.free.Put(set)
 }
 
 // stop ends the workers once the build is over or has failed.
-func (s *sets) stop() { close(s.quit) }
+func (s *sets) stop() {
+	close(s.quit)
+	s.win.stop()
+}
 
 // sortPost orders the pairs by trigram, keeping id order within one: two
 // stable 12-bit radix passes over the trigram bits (codesearch's sort).
