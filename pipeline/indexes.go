@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/stages"
@@ -44,7 +45,7 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
 		files[i] = trigram.File{Path: rec.Path, Size: rec.OutSize, Open: func() (io.ReadCloser, error) {
-			return os.Open(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
+			return dirfd.OpenPlain(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
 		}}
 	}
 	dst := filepath.Join(tmp, trigram.FileName)

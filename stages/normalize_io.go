@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/textenc"
 )
 
@@ -99,7 +100,7 @@ func (e *Env) stagedOut(rec *Record, name string) (*stagedOut, error) {
 			return nil, err
 		}
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := dirfd.CreatePlain(name, 0o644)
 	if err != nil {
 		return nil, err
 	}

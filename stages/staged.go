@@ -12,6 +12,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/secrets"
 )
 
@@ -104,7 +105,7 @@ func (e *Env) writeNew(rec *Record, name string, data []byte) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := dirfd.CreatePlain(name, 0o644)
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,11 @@ package dirfd
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -187,5 +190,40 @@ func TestATimeMovedCounted(t *testing.T) {
 	}
 	if got := tr.ATimeMoved(); got != want {
 		t.Errorf("ATimeMoved = %d after 3 opens, want %d (KeepsATime %v)", got, want, KeepsATime)
+	}
+}
+
+// OpenPlain and CreatePlain keep os.Open's and os.OpenFile(O_EXCL)'s
+// semantics: the same errors for a missing or existing file, the mode
+// asked for, and files that read and write.
+func TestPlainOpenAndCreate(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "f")
+	if _, err := OpenPlain(name); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("OpenPlain of a missing file: %v", err)
+	}
+	f, err := CreatePlain(name, 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreatePlain(name, 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("CreatePlain over an existing file: %v", err)
+	}
+	if info, err := os.Stat(name); err != nil || runtime.GOOS != "windows" && info.Mode().Perm()&^0o640 != 0 {
+		t.Fatalf("mode %v, %v; want at most 0640", info.Mode(), err)
+	}
+	g, err := OpenPlain(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if data, err := io.ReadAll(g); err != nil || string(data) != "hello" {
+		t.Fatalf("read %q, %v", data, err)
 	}
 }

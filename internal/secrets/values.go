@@ -7,13 +7,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync"
 	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -195,12 +195,13 @@ const valueBlockBytes = 1 << 20
 // ScanFile finds every occurrence of the matcher's values in the file name and returns
 // them as findings sorted by offset, with line and column. Occurrences that overlap are
 // merged (the union is what gets masked). Memory stays near valueBlockBytes plus the
-// longest value.
+// longest value. name is a regular file of the caller's own (a staged copy): it is
+// opened outside the runtime's poller (dirfd.OpenPlain), so a FIFO there would block.
 func (m *Matcher) ScanFile(name string) ([]Finding, error) {
 	if m.trie == nil {
 		return nil, nil
 	}
-	f, err := os.Open(name)
+	f, err := dirfd.OpenPlain(name)
 	if err != nil {
 		return nil, err
 	}
