@@ -28,6 +28,11 @@ type gate struct {
 	// compiles to a small program (x{16,256} is 256 copies of x; x{16,} is 17), which the
 	// backtracker runs. nil when that is not much smaller.
 	relaxed *regexp.Regexp
+
+	// anchored, for a rule every match of which starts with one of its
+	// keywords (ledByKeywords), is relaxed (or the regex) anchored at its
+	// start: tried at each keyword hit of a window (mayMatchAt).
+	anchored *regexp.Regexp
 }
 
 // byteRun is a necessary condition: minLen consecutive bytes in alphabet.

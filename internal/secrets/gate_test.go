@@ -42,13 +42,13 @@ func TestGateKeepsEveryMatch(t *testing.T) {
 	}
 	var windows, rejected, matched int
 	for _, data := range goSrcFiles(t, limit) {
-		wins := s.windows(data)
-		for ri, ws := range wins {
+		set := s.windows(data)
+		for ri, ws := range set.wins {
 			r := &s.rules[ri]
 			for _, w := range ws {
 				text := data[w.start:w.end]
 				windows++
-				ok := r.gate.mayMatch(text)
+				ok := s.gateOpen(set, ri, w, data)
 				if !ok {
 					rejected++
 				}
@@ -60,7 +60,7 @@ func TestGateKeepsEveryMatch(t *testing.T) {
 				}
 			}
 		}
-		s.putWindows(wins)
+		s.putWindows(set)
 	}
 	t.Logf("%d windows, %d matched, %d rejected by the gates", windows, matched, rejected)
 	if rejected < windows/2 {

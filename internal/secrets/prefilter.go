@@ -20,45 +20,71 @@ const (
 type window struct {
 	start, end       int
 	cutStart, cutEnd bool
+	h0, h1           int // the keyword hits in it: windowSet.hits[rule][h0:h1], for a gate that anchors at them
+}
+
+// windowSet is windows' result: per rule, its windows, and for a rule whose
+// gate anchors at keyword hits, the hits in order.
+type windowSet struct {
+	wins [][]window
+	hits [][]int
 }
 
 // windows finds every keyword in one pass over content (ASCII case-insensitive) and returns,
 // per rule, the sorted, merged windows its regex must run over: the line around each
 // keyword it owns, or for a multiline rule MaxSpanBytes from that line on.
 // The result comes from s.winPool: the caller gives it back with putWindows.
-func (s *Scanner) windows(content []byte) [][]window {
-	wp, _ := s.winPool.Get().(*[][]window)
-	if wp == nil {
-		wp = new([][]window)
+func (s *Scanner) windows(content []byte) *windowSet {
+	set, _ := s.winPool.Get().(*windowSet)
+	if set == nil || len(set.wins) != len(s.rules) {
+		set = &windowSet{wins: make([][]window, len(s.rules)), hits: make([][]int, len(s.rules))}
 	}
-	wins := *wp
-	if len(wins) != len(s.rules) {
-		wins = make([][]window, len(s.rules))
-	}
+	wins, hits := set.wins, set.hits
 	for _, ri := range s.always {
 		wins[ri] = []window{{start: 0, end: len(content)}}
 	}
 	if s.kw == nil || len(content) == 0 {
-		return wins
+		return set
 	}
 	lines := lineCache{content: content, start: -1}
 	s.kw.walk(content, func(last, n, pattern int) {
 		pos := last - n + 1
 		for _, ri := range s.byKw[pattern] {
-			wins[ri] = addWindow(wins[ri], s.window(&lines, pos, &s.rules[ri]))
+			r := &s.rules[ri]
+			before := len(wins[ri])
+			wins[ri] = addWindow(wins[ri], s.window(&lines, pos, r))
+			if r.gate.anchored != nil {
+				hits[ri] = append(hits[ri], pos)
+				w := &wins[ri][len(wins[ri])-1]
+				if len(wins[ri]) > before {
+					w.h0 = len(hits[ri]) - 1
+				}
+				w.h1 = len(hits[ri])
+			}
 		}
 	})
-	return wins
+	return set
 }
 
 // putWindows gives windows' result back for the next call: a fresh one
 // per call (a slice per rule) was the scan's largest allocation, most of it
 // for file names and link targets that hold no keyword at all.
-func (s *Scanner) putWindows(wins [][]window) {
-	for i := range wins {
-		wins[i] = wins[i][:0]
+func (s *Scanner) putWindows(set *windowSet) {
+	for i := range set.wins {
+		set.wins[i] = set.wins[i][:0]
+		set.hits[i] = set.hits[i][:0]
 	}
-	s.winPool.Put(&wins)
+	s.winPool.Put(set)
+}
+
+// gateOpen reports whether rule ri's regex must run over window w of
+// content: false only where it cannot match.
+func (s *Scanner) gateOpen(set *windowSet, ri int, w window, content []byte) bool {
+	g := &s.rules[ri].gate
+	if g.anchored != nil {
+		return g.mayMatchAt(content, w.start, w.end, set.hits[ri][w.h0:w.h1])
+	}
+	return g.mayMatch(content[w.start:w.end])
 }
 
 // window is the stretch rule r reads for a keyword at pos. A match holds its keyword, so

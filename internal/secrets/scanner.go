@@ -51,7 +51,7 @@ type Scanner struct {
 	always  []int   // rules without keywords: they run over the whole content
 	fpKeyed *blake3.Hasher
 
-	winPool sync.Pool // *[][]window, one slice of windows per rule, for windows
+	winPool sync.Pool // *windowSet, for windows
 }
 
 // rule is a compiled rules.SecretRule.
@@ -151,13 +151,15 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 			cr.allowPaths = append(cr.allowPaths, regexp.MustCompile(p))
 			cr.allowPathGates = append(cr.allowPathGates, newGate(p))
 		}
+		if kws := lowerAll(r.Keywords); ledByKeywords(r.Regex, kws) {
+			cr.gate.anchor(r.Regex)
+		}
 		s.rules = append(s.rules, cr)
 		if len(r.Keywords) == 0 {
 			s.always = append(s.always, i)
 			continue
 		}
-		for _, kw := range r.Keywords {
-			kw = string(bytes.ToLower([]byte(kw)))
+		for _, kw := range lowerAll(r.Keywords) {
 			k, ok := kwIndex[kw]
 			if !ok {
 				k = len(kws)
@@ -258,8 +260,9 @@ type candidate struct {
 //
 // It gives up (with what it has) once ctx is done; the caller checks ctx.
 func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f format) (cands []candidate, open *openBlock) {
-	wins := s.windows(content)
-	defer s.putWindows(wins)
+	set := s.windows(content)
+	defer s.putWindows(set)
+	wins := set.wins
 	for ri := range s.rules {
 		if len(wins[ri]) == 0 || (skip != nil && skip[ri]) {
 			continue
@@ -278,7 +281,7 @@ func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f
 				return cands, open
 			}
 			text := content[w.start:w.end]
-			if useGates && !r.gate.mayMatch(text) {
+			if useGates && !s.gateOpen(set, ri, w, content) {
 				continue
 			}
 			for _, m := range r.re.FindAllSubmatchIndex(text, -1) {
