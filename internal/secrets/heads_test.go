@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// The value pass finds the same spans with its pre-filter as without,
+// The value pass finds the same spans with the table automaton as with the
+// library's trie, and with its pre-filter as without,
 // across block boundaries (small blocks), for values that sit at a block's
 // edges, overlap each other or occur nowhere; and the pre-filter skips
 // content that holds none.
@@ -34,21 +35,27 @@ func TestValueHeadsChangeNothing(t *testing.T) {
 			}
 		}
 		m := s.Matcher(vals)
+		if m.dfa == nil {
+			t.Fatal("no table automaton for a few values")
+		}
+		block := 64 + rng.IntN(500)
+		find := func() string {
+			spans, err := m.find(bytes.NewReader(content.Bytes()), block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(spans)
+		}
+		table := find()
+		m.dfa, m.heads = nil, newValueHeads(m.values) // the library's trie, as for many values
 		if m.heads == nil {
 			t.Fatal("no pre-filter for values of 6 bytes and more")
 		}
-		block := 64 + rng.IntN(500)
-		with, err := m.find(bytes.NewReader(content.Bytes()), block)
-		if err != nil {
-			t.Fatal(err)
-		}
+		with := find()
 		m.heads = nil
-		without, err := m.find(bytes.NewReader(content.Bytes()), block)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(with) != fmt.Sprint(without) {
-			t.Errorf("round %d: with the pre-filter %v, without %v", round, with, without)
+		without := find()
+		if with != without || table != without {
+			t.Errorf("round %d: with the pre-filter %v, without %v, with the table %v", round, with, without, table)
 		}
 	}
 	h := newValueHeads([][]byte{[]byte("secret-value")})

@@ -112,6 +112,7 @@ func appendValues(vs [][]byte, value []byte) [][]byte {
 // concurrent use.
 type Matcher struct {
 	trie    *ahocorasick.Trie
+	dfa     *dfa // the same automaton as a table, when it is small enough (maxValueDFA)
 	values  [][]byte
 	ruleIDs []string // value index -> the rule that caught it
 	ids     []int    // value index -> that rule's index in the scanner; -1 for none
@@ -143,9 +144,48 @@ func (s *Scanner) Matcher(vals *Values) *Matcher {
 	vals.mu.Unlock()
 	if len(m.values) > 0 {
 		m.trie = ahocorasick.NewTrieBuilder().AddPatterns(m.values).Build()
-		m.heads = newValueHeads(m.values)
+		if total := sumLen(m.values); total*valueDFAClasses(m.values)*4 <= maxValueDFA {
+			patterns := make([]string, len(m.values))
+			for i, v := range m.values {
+				patterns[i] = string(v)
+			}
+			m.dfa = newDFA(patterns, false)
+		} else {
+			m.heads = newValueHeads(m.values)
+		}
 	}
 	return m
+}
+
+// maxValueDFA bounds the value automaton's table (states, at most the
+// values' bytes, times byte classes, 4 bytes each). Under it the table
+// walks every byte at about the cost of valueHeads' pre-filter alone, and
+// the pre-filter is dropped; a larger set of values keeps the library's
+// trie behind the pre-filter.
+const maxValueDFA = 16 << 20
+
+func sumLen(values [][]byte) int {
+	n := 1
+	for _, v := range values {
+		n += len(v)
+	}
+	return n
+}
+
+// valueDFAClasses is the number of byte classes newDFA makes of values:
+// one per distinct byte, and one for the rest.
+func valueDFAClasses(values [][]byte) int {
+	var seen [256]bool
+	n := 1
+	for _, v := range values {
+		for _, c := range v {
+			if !seen[c] {
+				seen[c] = true
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // valueHeads is the cross-file pass's pre-filter: the first four bytes of
@@ -278,16 +318,23 @@ func (m *Matcher) find(r io.Reader, block int) ([]valueSpan, error) {
 // walk reports the values that end in buf after acceptFrom and up to
 // acceptTo (file offsets; buf starts at base).
 func (m *Matcher) walk(buf []byte, base, acceptFrom, acceptTo int64, out *[]valueSpan) {
-	m.trie.Walk(buf, func(last, n, pattern int64) bool {
+	found := func(last, n int64, pattern int) {
 		end := base + last + 1
 		if end <= acceptFrom || end > acceptTo {
-			return true
+			return
 		}
 		start := end - n
 		if n < shortValueBytes && !m.standsAlone(buf, int(start-base), int(end-base)) {
-			return true
+			return
 		}
-		*out = append(*out, valueSpan{start, end, int(pattern)})
+		*out = append(*out, valueSpan{start, end, pattern})
+	}
+	if m.dfa != nil {
+		m.dfa.walk(buf, func(last, n, pattern int) { found(int64(last), int64(n), pattern) })
+		return
+	}
+	m.trie.Walk(buf, func(last, n, pattern int64) bool {
+		found(last, n, int(pattern))
 		return true
 	})
 }
