@@ -18,10 +18,11 @@ var ErrDamaged = errors.New("search index damaged")
 // Index is a loaded search index. It is read-only and safe for concurrent
 // use; queries never fail, they fall back to "every file".
 type Index struct {
-	paths []string
-	sizes []int64
-	table []entry // ascending by trigram
-	post  []byte
+	paths     []string
+	sizes     []int64
+	table     []entry // ascending by trigram
+	post      []byte
+	filesOnly bool // ParseFiles: no table, every query answers "every file"
 }
 
 type entry struct {
@@ -34,6 +35,18 @@ type entry struct {
 // Parse checks data (a whole index file: its checksum, then every offset)
 // and loads it. Any inconsistency is ErrDamaged, never a panic.
 func Parse(data []byte) (ix *Index, err error) {
+	return parse(data, true)
+}
+
+// ParseFiles is Parse without the trigram table: the checksum, the section
+// offsets and the file list are checked, and the Index it returns answers
+// Paths and Size only. A refresh that copies the previous index whole
+// needs no more (the checksum covers the rest).
+func ParseFiles(data []byte) (*Index, error) {
+	return parse(data, false)
+}
+
+func parse(data []byte, table bool) (ix *Index, err error) {
 	damaged := func(what string) error { return fmt.Errorf("%w: %s", ErrDamaged, what) }
 	if len(data) < len(magic)+footerSize || string(data[:len(magic)]) != magic || string(data[len(data)-len(endMagic):]) != endMagic {
 		return nil, damaged("not a repoprep trigram index")
@@ -68,6 +81,10 @@ func Parse(data []byte) (ix *Index, err error) {
 	}
 	if r.bad || len(r.b) != 0 {
 		return nil, damaged("file list")
+	}
+	if !table {
+		ix.post, ix.filesOnly = nil, true
+		return ix, nil
 	}
 
 	r = reader{b: data[tableOff:end]}
@@ -136,6 +153,9 @@ func (ix *Index) Candidates(re *syntax.Regexp) (ids []uint32, all bool) {
 			ids, all = nil, true
 		}
 	}()
+	if ix.filesOnly {
+		return nil, true
+	}
 	q := index.RegexpQuery(re)
 	ids, all, ok := ix.eval(q)
 	if !ok {

@@ -127,9 +127,16 @@ func TestParseRefusesDamage(t *testing.T) {
 		if _, err := Parse(data); !errors.Is(err, ErrDamaged) {
 			t.Errorf("%s: Parse = %v, want ErrDamaged", name, err)
 		}
+		if _, err := ParseFiles(data); !errors.Is(err, ErrDamaged) {
+			t.Errorf("%s: ParseFiles = %v, want ErrDamaged", name, err)
+		}
 	}
 	if _, err := Parse(good); err != nil {
 		t.Fatal(err)
+	}
+	// A byte flipped in the table is the checksum's to catch.
+	if _, err := ParseFiles(flip(good, len(good)-footerSize-2)); !errors.Is(err, ErrDamaged) {
+		t.Errorf("ParseFiles of a damaged table = %v, want ErrDamaged", err)
 	}
 }
 
@@ -150,8 +157,9 @@ func TestBuildFailsOnUnreadableFile(t *testing.T) {
 	}
 }
 
-// FuzzParse: no byte string makes Parse or a query panic or read out of
-// bounds; a damaged index is an error, a parsed one answers queries.
+// FuzzParse: no byte string makes Parse, ParseFiles or a query panic or
+// read out of bounds; a damaged index is an error, a parsed one answers
+// queries, and ParseFiles reads the same files wherever Parse succeeds.
 func FuzzParse(f *testing.F) {
 	files := memFiles(map[string]string{"a.go": "package a\nfunc A() {}\n", "b.go": "package b\nvar x = 1\n"})
 	dir := f.TempDir()
@@ -166,6 +174,15 @@ func FuzzParse(f *testing.F) {
 	re, _ := syntax.Parse(`package \w`, syntax.Perl)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ix, err := Parse(data)
+		files, ferr := ParseFiles(data)
+		if err == nil && (ferr != nil || !slices.Equal(files.Paths(), ix.Paths()) || !slices.Equal(files.sizes, ix.sizes)) {
+			t.Fatalf("ParseFiles = %v, %v where Parse read %v", files, ferr, ix.Paths())
+		}
+		if ferr == nil {
+			if ids, all := files.Candidates(re); ids != nil || !all {
+				t.Fatalf("a file list without its table answers %v, %t; want every file", ids, all)
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, ErrDamaged) {
 				t.Fatalf("Parse error %v is not ErrDamaged", err)
