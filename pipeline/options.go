@@ -57,6 +57,14 @@ type Options struct {
 	// it 0.
 	MemoryLimit int64
 
+	// GCPercent, when not 0, is the Go runtime's GC percent for the run
+	// (debug.SetGCPercent), restored when Run returns: with MemoryLimit
+	// bounding memory, the collector need not also keep the heap near
+	// twice what is live, and a refresh, which allocates its state and
+	// records in a few bursts, collected a tenth of its time at 100. The
+	// process's setting too.
+	GCPercent int
+
 	// stageByStage runs each per-file stage over every file in turn, each
 	// opening the files it reads, as before the one-read loop: the
 	// reference the loop's outputs are tested against.

@@ -50,7 +50,9 @@ func BenchmarkRefreshGoSrc(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := Options{Root: src, OutDir: filepath.Join(work, "out"), Version: "bench", FingerprintKey: testFingerprintKey}
+	// The memory settings `repoprep run` makes (cmd/repoprep: runMemoryLimit, runGCPercent).
+	opts := Options{Root: src, OutDir: filepath.Join(work, "out"), Version: "bench", FingerprintKey: testFingerprintKey,
+		MemoryLimit: 120 << 20, GCPercent: 400}
 	run := func(full bool) (time.Duration, *Result) {
 		o := opts
 		o.Full = full

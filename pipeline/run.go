@@ -45,6 +45,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, badOptions(err)
 	}
+	if opts.GCPercent != 0 {
+		defer debug.SetGCPercent(debug.SetGCPercent(opts.GCPercent))
+	}
 	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
 		return nil, badOptions(err)
 	}
