@@ -37,7 +37,6 @@ type addition struct {
 type partitions struct {
 	parts []*partition
 	done  chan error // the first error of the adding, once every partition has stopped
-	once  sync.Once
 }
 
 // newPartitions returns one partition per range between points (ascending
