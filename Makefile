@@ -58,12 +58,14 @@ race:
 # so the tests that run it skip there and run here, without -race; so do
 # the parts of the heaviest tests that -race leaves out (testkit.Race):
 # the schema test's run over part of GOROOT/src, the refresh cases and
-# secret modes of the one-read comparison (runs over a 1.2 MB file), and
-# the secret gates over all of GOROOT/src.
+# secret modes of the one-read comparison (runs over a 1.2 MB file), the
+# secret gates over all of GOROOT/src, and decoding's ASCII runs against
+# the byte-by-byte path on all of it.
 pdf:
 	$(GO) test -count=1 ./internal/extract/
 	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage' ./pipeline/ ./cmd/repoprep/
 	$(GO) test -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
+	$(GO) test -count=1 -run 'ASCIIRunsMatchByteByByte' ./internal/textenc/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s
