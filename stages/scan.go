@@ -166,6 +166,9 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			return c[:len(c)-1]
 		}
 		for _, name := range []string{".gitignore", ".ignore"} {
+			if !slices.Contains(names, name) {
+				continue // not in the listing: no open that fails (two per directory)
+			}
 			ps, err := readIgnoreAt(at, name, domain)
 			if err != nil {
 				return err
