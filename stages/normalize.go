@@ -140,23 +140,38 @@ func (e *Env) removeStaged(rel string) {
 // tree/ holds exactly what files.json calls staged. Call it after the
 // last stage, never while workers write.
 func (e *Env) PruneEmptyDirs() error {
-	var dirs []string
-	err := filepath.WalkDir(e.TreeDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && p != e.TreeDir {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
+	_, err := pruneDir(e.TreeDir)
+	return err
+}
+
+// pruneDir removes the empty directories below dir, deepest first, and
+// reports whether dir is left empty. A directory holding a file is never
+// tried (rmdir failing on each one cost as much as the walk).
+func pruneDir(dir string) (empty bool, err error) {
+	f, err := os.Open(dir)
 	if err != nil {
-		return err
+		return false, err
 	}
-	for i := len(dirs) - 1; i >= 0; i-- { // WalkDir's lexical order puts children after parents
-		os.Remove(dirs[i]) // fails, as it should, on a directory that is not empty
+	entries, err := f.ReadDir(-1) // in directory order: nothing here needs them sorted
+	f.Close()
+	if err != nil {
+		return false, err
 	}
-	return nil
+	left := len(entries)
+	for _, en := range entries {
+		if !en.IsDir() { // the entry's own type: a symlink is never followed
+			continue
+		}
+		sub := filepath.Join(dir, en.Name())
+		empty, err := pruneDir(sub)
+		if err != nil {
+			return false, err
+		}
+		if empty && os.Remove(sub) == nil {
+			left--
+		}
+	}
+	return left == 0, nil
 }
 
 // keepLanguage drops the language of a file found to be binary.

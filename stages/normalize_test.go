@@ -2,6 +2,9 @@ package stages
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +212,57 @@ func TestSwappedForFIFOAfterScan(t *testing.T) {
 	}
 	if rec.Staged || rec.Reason != "unreadable" {
 		t.Errorf("swapped file = staged %v reason %q, want unreadable", rec.Staged, rec.Reason)
+	}
+}
+
+// PruneEmptyDirs on random trees of directories, files and symlinks:
+// afterwards every directory left holds something that is not a directory
+// somewhere below it, and every file and symlink is still there (a symlink
+// to a directory is never followed nor removed).
+func TestPruneEmptyDirsShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 30 {
+		out := t.TempDir()
+		var leaves []string
+		dirs := []string{"."}
+		for range 40 {
+			parent := dirs[rng.IntN(len(dirs))]
+			name := filepath.Join(parent, fmt.Sprintf("n%d", rng.IntN(1000)))
+			switch rng.IntN(4) {
+			case 0, 1:
+				if os.Mkdir(filepath.Join(out, name), 0o755) == nil {
+					dirs = append(dirs, name)
+				}
+			case 2:
+				if os.WriteFile(filepath.Join(out, name), nil, 0o644) == nil {
+					leaves = append(leaves, name)
+				}
+			case 3:
+				if os.Symlink(dirs[rng.IntN(len(dirs))], filepath.Join(out, name)) == nil {
+					leaves = append(leaves, name)
+				}
+			}
+		}
+		env := &Env{TreeDir: out}
+		must(t, env.PruneEmptyDirs())
+		for _, l := range leaves {
+			if _, err := os.Lstat(filepath.Join(out, l)); err != nil {
+				t.Fatalf("round %d: %s was removed", round, l)
+			}
+		}
+		filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() || p == out {
+				return err
+			}
+			holds := false
+			filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
+				holds = holds || err == nil && !e.IsDir()
+				return nil
+			})
+			if !holds {
+				t.Errorf("round %d: %s is left though nothing but directories is below it", round, p)
+			}
+			return nil
+		})
 	}
 }
