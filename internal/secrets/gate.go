@@ -104,22 +104,22 @@ func newGate(expr string) gate {
 // mayMatch reports whether the regex may match somewhere in text: false only when it
 // cannot.
 func (g *gate) mayMatch(text []byte) bool {
+	return g.runsHold(text) && (g.relaxed == nil || g.relaxed.Match(text))
+}
+
+// mayMatchString is mayMatch for a string.
+func (g *gate) mayMatchString(text string) bool {
+	return g.runsHold(unsafe.Slice(unsafe.StringData(text), len(text))) && (g.relaxed == nil || g.relaxed.MatchString(text))
+}
+
+// runsHold reports whether text holds every run the gate requires.
+func (g *gate) runsHold(text []byte) bool {
 	for _, r := range g.runs {
 		if !hasRun(text, r.alphabet, r.minLen) {
 			return false
 		}
 	}
-	return g.relaxed == nil || g.relaxed.Match(text)
-}
-
-// mayMatchString is mayMatch for a string.
-func (g *gate) mayMatchString(text string) bool {
-	for _, r := range g.runs {
-		if !hasRun(unsafe.Slice(unsafe.StringData(text), len(text)), r.alphabet, r.minLen) {
-			return false
-		}
-	}
-	return g.relaxed == nil || g.relaxed.MatchString(text)
+	return true
 }
 
 // hasRun reports whether text holds n consecutive bytes in set.

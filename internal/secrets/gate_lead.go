@@ -154,13 +154,11 @@ func (g *gate) anchor(expr string) {
 // folds letters such as K (U+212A) that the keyword pass does not.
 func (g *gate) mayMatchAt(content []byte, start, end int, at []int) bool {
 	text := content[start:end]
-	for _, r := range g.runs {
-		if !hasRun(text, r.alphabet, r.minLen) {
-			return false
-		}
-	}
 	if g.anchored == nil || !isASCII(text) {
-		return g.relaxed == nil || g.relaxed.Match(text)
+		return g.mayMatch(text)
+	}
+	if !g.runsHold(text) {
+		return false
 	}
 	for _, p := range at {
 		if start <= p && p < end && g.anchored.Match(content[p:end]) {
