@@ -111,7 +111,11 @@ func TestSplitPoints(t *testing.T) {
 		{"even, quarters", []*fileSet{even}, 4, []uint32{64 << 16, 128 << 16, 192 << 16}},
 		{"two leads", []*fileSet{set(' ', ' ', 'e', 'e')}, 2, []uint32{(' ' + 1) << 16}},
 	} {
-		got := splitPoints(c.sets, c.parts)
+		var hist [256]int
+		for _, s := range c.sets {
+			countLeads(&hist, s.trigrams)
+		}
+		got := splitPoints(&hist, c.parts)
 		if len(got) != c.parts-1 {
 			t.Errorf("%s: %d points for %d parts", c.name, len(got), c.parts)
 			continue
@@ -160,5 +164,50 @@ func TestBuildWorkersCancelled(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines left running", n-before)
+	}
+}
+
+// The partitions' ranges come from files sampled over the whole list, so a
+// tree whose first files differ from the rest (scripts and READMEs before
+// the code) still splits its pairs about evenly.
+func TestSamplePointsSpread(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func(alphabet string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	var files []File
+	for i := range 400 {
+		s := text("abcdefghijklmnopqrstuvwxyz", 2000)
+		if i < 100 {
+			s = text("wxyz", 2000) // the skewed head
+		}
+		files = append(files, File{Path: fmt.Sprint(i), Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(s)), nil }})
+	}
+	points, err := samplePoints(files, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hist [256]int
+	sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
+	for _, f := range files {
+		trigrams, _, err := sp.split(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		countLeads(&hist, trigrams)
+	}
+	below, total := 0, 0
+	for b, n := range hist {
+		if uint32(b)<<16 < points[0] {
+			below += n
+		}
+		total += n
+	}
+	if share := float64(below) / float64(total); share < 0.4 || share > 0.6 {
+		t.Errorf("point %x gives partition 0 %.0f%% of the pairs, want 40-60%%", points[0], 100*share)
 	}
 }
