@@ -395,7 +395,10 @@ func (s *sets) stop() {
 func (b *builder) sortPost() {
 	const k = 12
 	if cap(b.sortTmp) < len(b.post) {
-		b.sortTmp = make([]uint64, len(b.post))
+		// As large as the pairs may grow, so that the next run, a little
+		// longer, does not throw this one away: each was 8 MiB of garbage
+		// in a heap that runs near its limit while the index is built.
+		b.sortTmp = make([]uint64, max(len(b.post), cap(b.post)))
 	}
 	src, dst := b.post, b.sortTmp[:len(b.post)]
 	for _, shift := range []uint{32, 32 + k} {
