@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/text/encoding/japanese"
@@ -245,4 +247,40 @@ func TestOneReadMatchesStageByStageTree(t *testing.T) {
 		}
 	}
 	compareSnapshots(t, ref, got)
+}
+
+// While the tokenizer's tables are being built, the loop leaves counts for
+// later instead of waiting (stages.Env.TokensReady). The snapshot is the
+// same byte for byte whether every count waits for the loop's end, or the
+// tables turn ready halfway and the workers count what was left.
+func TestCountsLeftForLater(t *testing.T) {
+	src := hardTree(t)
+	fixed := func(o *Options) { o.FingerprintKey = []byte("a fixed key for both runs") }
+	ref := filepath.Join(t.TempDir(), "ref")
+	runFixture(t, src, ref, func(o *Options) { fixed(o); o.stageByStage = true })
+	defer func(f func() bool) { tokensReady = f }(tokensReady)
+	for _, c := range []struct {
+		name      string
+		readyFrom int64 // the call from which tokensReady says yes
+	}{
+		{"never ready in the loop", math.MaxInt64},
+		{"ready halfway", 30},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var calls, no atomic.Int64
+			tokensReady = func() bool {
+				if calls.Add(1) > c.readyFrom {
+					return true
+				}
+				no.Add(1)
+				return false
+			}
+			got := filepath.Join(t.TempDir(), "got")
+			runFixture(t, src, got, fixed)
+			if no.Load() == 0 || (c.readyFrom < math.MaxInt64 && calls.Load() <= c.readyFrom) {
+				t.Fatalf("tokensReady said no %d times of %d: the test no longer puts counts off as it says", no.Load(), calls.Load())
+			}
+			compareSnapshots(t, ref, got)
+		})
+	}
 }

@@ -51,6 +51,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
 		return nil, badOptions(err)
 	}
+	// A run that cannot reuse a snapshot counts every file: build the
+	// tokenizer's tables (a fraction of a second of one core, during which
+	// the per-file loop puts counts off) from here on, while the rules
+	// load, the refresh key is taken and the tree is scanned. A refresh
+	// builds them only if it counts (readFiles).
+	warmed := opts.Full || !holdsSnapshot(opts.OutDir)
+	if warmed {
+		go tokens.Warm()
+	}
 	rs, rulesDigest, err := loadRules(opts.Root, opts.RulesFile)
 	if err != nil {
 		return nil, badOptions(err)
@@ -126,7 +135,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if id, err := dirID(opts.OutDir); err == nil {
 		skip[id] = true
 	}
-	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, tmp: tmp, start: start, skip: skip, load: load, refresh: refresh, keys: keys}
+	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, tmp: tmp, start: start, skip: skip, load: load, refresh: refresh, keys: keys, warmed: warmed}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -175,6 +184,12 @@ func checkPaths(root, out string) error {
 		return fmt.Errorf("output %s contains the input %s", out, root)
 	}
 	return checkReplaceable(out)
+}
+
+// holdsSnapshot reports whether out holds a snapshot a refresh could reuse.
+func holdsSnapshot(out string) bool {
+	_, err := os.Lstat(filepath.Join(out, "files.json"))
+	return err == nil
 }
 
 // checkReplaceable refuses to publish over anything but a previous
@@ -256,10 +271,8 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer tree.Close()
 	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
-	if !r.loading() {
-		// No previous snapshot to reuse: every file is counted. The tables
-		// take a fraction of a second of one core: build them during the
-		// scan. A refresh builds them only if it counts (readFiles).
+	if !r.warmed && !r.loading() {
+		// OUT holds a snapshot, but already known to be of no use.
 		go tokens.Warm()
 		r.warmed = true
 	}
@@ -374,12 +387,16 @@ func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Reco
 	begin := time.Now()
 	workers := stages.NewWorkerSet(r.opts.Workers)
 	var clock stages.Clock
+	env.TokensReady = tokensReady
 	err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
 		defer r.opts.Progress.Add(1)
 		w := workers.Get()
 		defer workers.Put(w)
 		return env.Process(ctx, rec, w, &clock)
 	})
+	if err == nil {
+		err = env.CountLater(ctx, r.opts.Workers)
+	}
 	if err != nil {
 		return err
 	}
@@ -403,6 +420,10 @@ func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Reco
 	}
 	return nil
 }
+
+// tokensReady tells the loop whether the tokenizer's tables are built
+// (stages.Env.TokensReady); tests make it say no to put every count off.
+var tokensReady = tokens.Ready
 
 // eachStage is the order before the one-read loop, kept as the reference
 // the loop's outputs are compared with: each stage in turn over every

@@ -38,6 +38,14 @@ type Env struct {
 	// Extract bounds each document's text extraction; zero fields take
 	// extract.DefaultLimits.
 	Extract extract.Limits
+
+	// TokensReady, when set, lets Process go on while it reports that the
+	// tokenizer's tables are not built yet (tokens.Ready): a text's count
+	// is then left for later (tokens_later.go), and CountLater must run
+	// once the loop is over. Nil: every count is taken in Normalize,
+	// waiting for the tables if need be.
+	TokensReady func() bool
+	later       laterQueue
 }
 
 // openSrc opens a record's file for reading relative to its directory's

@@ -107,6 +107,15 @@ func (e *Env) Process(ctx context.Context, rec *Record, w *Worker, clock *Clock)
 		}
 		lap(stepClassify + i)
 	}
+	if rec.tokensLater {
+		e.keepForCount(rec)
+	}
+	if e.TokensReady != nil && e.later.pending() && e.TokensReady() {
+		if err := e.countLater(ctx); err != nil {
+			return err
+		}
+	}
+	lap(stepNormalize)
 	return nil
 }
 

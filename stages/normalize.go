@@ -51,8 +51,11 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		return e.writeFailed(rec, err)
 	}
 	// A streamed text a refresh expects is counted after, only if it is
-	// not what it was (settleTokens).
-	count := rec.expect == nil || in.c == nil
+	// not what it was (settleTokens); one streamed while the tokenizer's
+	// tables are built, from its staged copy once the loop is over
+	// (tokens_later.go).
+	streamLater := in.c != nil && !in.c.all && rec.expect == nil && e.TokensReady != nil && !e.TokensReady()
+	count := (rec.expect == nil || in.c == nil) && !streamLater
 	res, decErr := in.normalize(out.w, count)
 	writeErr := out.finish(decErr)
 	switch {
@@ -91,11 +94,16 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		// whole, here (a streamed text is counted in batches as it is
 		// decoded).
 		c.inMemory, c.held = true, out.mem.Bytes()
-		if x := rec.expect; x != nil && textDigest(x.Key, blake3.Sum256(c.held)) == x.Digest {
+		switch x := rec.expect; {
+		case x != nil && textDigest(x.Key, blake3.Sum256(c.held)) == x.Digest:
 			res.Tokens = x.Tokens // a refresh's unchanged text: counted last time
-		} else {
+		case e.TokensReady != nil && !e.TokensReady():
+			rec.tokensLater = true // Process counts it once the tables are built
+		default:
 			res.Tokens = tokens.CountBytes(c.held)
 		}
+	} else if streamLater {
+		rec.tokensLater = true
 	} else if !count {
 		n, err := settleTokens(ctx, name, rec.expect)
 		if err != nil {

@@ -94,7 +94,10 @@ type Record struct {
 	expect     *Expectation
 	normTokens int
 	normalized bool // normTokens is set
-	nameClean  bool // the name rules are known to find nothing in this path (PathClean)
+	// Normalize left the count of the text for later (Env.TokensReady):
+	// Tokens and normTokens are set by countLater.
+	tokensLater bool
+	nameClean   bool // the name rules are known to find nothing in this path (PathClean)
 }
 
 // Func is one stage on one record; it errs only when the whole run must stop.

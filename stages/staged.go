@@ -94,6 +94,7 @@ func (e *Env) Write(ctx context.Context, rec *Record) error {
 		// As if normalize had failed to create it: nothing was measured.
 		rec.Encoding, rec.BOM, rec.CRLF, rec.Lines, rec.Tokens, rec.OutSize = "", false, false, 0, 0, 0
 		rec.Oversize, rec.scan, rec.scanned, rec.hashed = false, nil, false, false
+		rec.tokensLater = false
 	}
 	return e.writeFailed(rec, err)
 }

@@ -10,6 +10,7 @@ package tokens
 
 import (
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -42,6 +43,13 @@ func Warm() {
 	bmpClasses()
 	theVocab()
 }
+
+// ready is set once the tables Count needs are built.
+var ready atomic.Bool
+
+// Ready reports whether the tables Count needs are built, so that Count
+// does not wait for them. A caller with other work can do it first.
+func Ready() bool { return ready.Load() }
 
 // Count returns the number of o200k_base tokens in s. It is safe for
 // concurrent use. Invalid UTF-8 is counted as the tokenizer sees it.

@@ -56,4 +56,7 @@ func TestWarm(t *testing.T) {
 	if v.reachable == 0 || Count("hello world") != 2 {
 		t.Fatalf("Warm did not build usable tables")
 	}
+	if !Ready() {
+		t.Fatalf("Ready() is false after Warm")
+	}
 }

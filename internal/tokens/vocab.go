@@ -110,6 +110,8 @@ var theVocab = sync.OnceValue(func() *vocab {
 		// The encoding is embedded; failing here means a broken build.
 		panic("tokens: " + err.Error())
 	}
+	bmpClasses()
+	ready.Store(true)
 	return v
 })
 
