@@ -88,7 +88,15 @@ func TestDFAMatchesLibraryTrie(t *testing.T) {
 		}
 	}
 	check("default keywords", kws, []byte(text.String()))
+	// Long inputs are walked as two halves at once; with a small bound
+	// the random inputs below are too, split anywhere near a match.
+	defer func(n int) { minSplitWalk = n }(minSplitWalk)
+	minSplitWalk = 8
+	check("default keywords, split", kws, []byte(text.String()))
 	for i := range 300 {
+		if i == 150 {
+			minSplitWalk = 1 << 30 // and the rest in one walk
+		}
 		var patterns []string
 		seen := map[string]bool{}
 		for range 1 + rng.IntN(12) {
@@ -108,4 +116,38 @@ func randString(rng *rand.Rand, alphabet string, n int) string {
 		b[i] = alphabet[rng.IntN(len(alphabet))]
 	}
 	return string(b)
+}
+
+// The four quarters walked at once report what one walk over the whole
+// input reports, in the same order, for the default keywords and any input.
+func FuzzDFAQuarters(f *testing.F) {
+	s, err := New(mustRules(f).Secrets)
+	if err != nil {
+		f.Fatal(err)
+	}
+	d := s.kw
+	f.Add([]byte(strings.Repeat("x", 120) + "password=hunter2 API_KEY: x" + strings.Repeat("token ", 20)))
+	f.Add([]byte(strings.Repeat("secretsecret", 30)))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		var one, four []report
+		d.walkFrom(input, 0, func(last, n, pattern int) { one = append(one, report{last, n, pattern}) })
+		if !d.quarters(input, func(last, n, pattern int) { four = append(four, report{last, n, pattern}) }) {
+			if len(input)/4 > d.maxLen {
+				t.Fatalf("%d bytes not walked in quarters", len(input))
+			}
+			return
+		}
+		if fmt.Sprint(one) != fmt.Sprint(four) {
+			t.Errorf("quarters: %d reports, one walk %d", len(four), len(one))
+		}
+	})
+}
+
+func mustRules(tb testing.TB) *rules.Set {
+	tb.Helper()
+	rs, err := rules.Load("")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rs
 }
