@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -214,4 +215,43 @@ func Example() {
 	// Output:
 	// a.go
 	// false true
+}
+
+// addTrigrams finds the same set, with each trigram once, whether it takes
+// a buffer in quarters or one byte at a time, from any two bytes before it.
+func TestAddTrigramsQuarters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		buf := make([]byte, rng.IntN(4000))
+		alphabet := 2 + rng.IntN(254)
+		for j := range buf {
+			buf[j] = byte(rng.IntN(alphabet))
+		}
+		checkAddTrigrams(t, fmt.Sprintf("input %d", i), uint32(rng.IntN(1<<24)), buf)
+	}
+}
+
+func FuzzAddTrigrams(f *testing.F) {
+	f.Add(uint32(0), []byte(strings.Repeat("func main() { return }\n", 40)))
+	f.Fuzz(func(t *testing.T, tv uint32, buf []byte) {
+		checkAddTrigrams(t, "fuzz", tv&(1<<24-1), buf)
+	})
+}
+
+func checkAddTrigrams(t *testing.T, name string, tv uint32, buf []byte) {
+	t.Helper()
+	seen := make([]uint64, 1<<24/64)
+	quarters := addTrigrams(seen, nil, tv, buf)
+	clear(seen)
+	one := addTrigramsFrom(seen, nil, tv, buf)
+	slices.Sort(quarters)
+	if !slices.Equal(quarters, sorted(one)) {
+		t.Fatalf("%s (%d bytes): %d trigrams in quarters, %d one byte at a time", name, len(buf), len(quarters), len(one))
+	}
+}
+
+func sorted(s []uint32) []uint32 {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }
