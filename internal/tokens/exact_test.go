@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"flag"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -308,4 +309,51 @@ func TestASCIIFastPaths(t *testing.T) {
 		}
 	}
 	walk("", 4)
+}
+
+// hostileShapes are texts that once made Count quadratic: the splitter
+// scanned each whitespace run to its end for every piece in it, so a run
+// of "\n " cost its length squared (1.5 s for 64 KiB). The codec's own
+// regexp2 matcher still does (5.8 s for 64 KiB).
+var hostileShapes = []string{"\n ", "\r\n\t", " \n\n", "\u00a0\n", "\t \r"}
+
+// Count gives the codec's count on each hostile shape, and finishes a few
+// MiB of each: quadratic, that would take hours, and a tree is allowed to
+// hold such a file.
+func TestCountHostileShapes(t *testing.T) {
+	for _, unit := range hostileShapes {
+		small := strings.Repeat(unit, 2000) + "x"
+		if got, want := Count(small), Reference(small); got != want {
+			t.Errorf("%q x 2000: Count %d, the codec %d", unit, got, want)
+		}
+		big := strings.Repeat(unit, (4<<20)/len(unit))
+		done := make(chan int, 1)
+		go func() { done <- Count(big) }()
+		select {
+		case n := <-done:
+			if n == 0 {
+				t.Errorf("%q x %d: no tokens", unit, len(big)/len(unit))
+			}
+		case <-time.After(60 * time.Second): // about 0.1 s when linear
+			t.Fatalf("%q x %d: Count still running after a minute", unit, len(big)/len(unit))
+		}
+	}
+}
+
+// BenchmarkHostileShapes counts 1 MiB of each hostile shape, beside Go
+// source of the same size counted warm (the corpus BenchmarkCorpus reads).
+func BenchmarkHostileShapes(b *testing.B) {
+	texts := map[string]string{"go source": goSource(b)[:1<<20]}
+	for _, unit := range hostileShapes {
+		texts[fmt.Sprintf("%q", unit)] = strings.Repeat(unit, (1<<20)/len(unit))
+	}
+	for name, text := range texts {
+		b.Run(name, func(b *testing.B) {
+			Count(text)
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				Count(text)
+			}
+		})
+	}
 }

@@ -198,7 +198,9 @@ func pieceEndGeneral(tab *[1 << 16]uint8, s string, i int) int {
 		return end
 	}
 
-	// Branches 4 to 6 share the maximal whitespace run s[i:w].
+	// Branches 4 to 6 share the maximal whitespace run s[i:w]; a newline in
+	// it decides the piece alone (branch 4), so the scan stops there: going
+	// on to the run's end for every piece made a run of "\n " quadratic.
 	w, firstNL, lastSize := i, -1, 0
 	for w < len(s) {
 		c, size := tab[s[w]], 1 // classAt, inlined by hand for ASCII
@@ -208,15 +210,14 @@ func pieceEndGeneral(tab *[1 << 16]uint8, s string, i int) int {
 		if c&clsSpace == 0 {
 			break
 		}
-		if firstNL < 0 && (s[w] == '\r' || s[w] == '\n') {
+		if s[w] == '\r' || s[w] == '\n' {
 			firstNL = w
+			break
 		}
 		w += size
 		lastSize = size
 	}
 	switch {
-	case w == i:
-		return -1 // e.g. DEL; see the file comment
 	case firstNL >= 0:
 		// Branch 4, \s*[\r\n]+ as generated: back to the first newline, then
 		// the atomic newline run from there.
@@ -225,6 +226,8 @@ func pieceEndGeneral(tab *[1 << 16]uint8, s string, i int) int {
 			end++
 		}
 		return end
+	case w == i:
+		return -1 // e.g. DEL; see the file comment
 	case w == len(s) || w-lastSize == i:
 		// Branch 5 at the end of the text, or branch 6 for a single
 		// whitespace rune before a non-space.
@@ -405,15 +408,17 @@ func asciiOtherEnd(tab *[1 << 16]uint8, s string, i int) int {
 		}
 		return end
 	}
-	// Branches 4 to 6 on the whitespace run s[i:w], as in pieceEndGeneral.
+	// Branches 4 to 6 on the whitespace run s[i:w], as in pieceEndGeneral
+	// (which the newline ends here too).
 	w, firstNL := i, -1
 	for w < len(s) && s[w] < utf8.RuneSelf && tab[s[w]]&clsSpace != 0 {
-		if firstNL < 0 && (s[w] == '\r' || s[w] == '\n') {
+		if s[w] == '\r' || s[w] == '\n' {
 			firstNL = w
+			break
 		}
 		w++
 	}
-	if w < len(s) && s[w] >= utf8.RuneSelf {
+	if firstNL < 0 && w < len(s) && s[w] >= utf8.RuneSelf {
 		return -1 // NBSP, U+3000 and more are spaces too
 	}
 	switch {
