@@ -63,7 +63,7 @@ race:
 # the byte-by-byte path on all of it.
 pdf:
 	$(GO) test -count=1 ./internal/extract/
-	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage' ./pipeline/ ./cmd/repoprep/
+	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage|CountsLeftForLater' ./pipeline/ ./cmd/repoprep/
 	$(GO) test -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
 	$(GO) test -count=1 -run 'ASCIIRunsMatchByteByByte' ./internal/textenc/
 
