@@ -293,22 +293,10 @@ func addTrigrams(seen []uint64, dst []uint32, tv uint32, buf []byte) []uint32 {
 		v1 = (v1<<8 | uint32(b1[i])) & (1<<24 - 1)
 		v2 = (v2<<8 | uint32(b2[i])) & (1<<24 - 1)
 		v3 = (v3<<8 | uint32(b3[i])) & (1<<24 - 1)
-		if w, bit := v0/64, uint64(1)<<(v0%64); seen[w]&bit == 0 {
-			seen[w] |= bit
-			dst = append(dst, v0)
-		}
-		if w, bit := v1/64, uint64(1)<<(v1%64); seen[w]&bit == 0 {
-			seen[w] |= bit
-			dst = append(dst, v1)
-		}
-		if w, bit := v2/64, uint64(1)<<(v2%64); seen[w]&bit == 0 {
-			seen[w] |= bit
-			dst = append(dst, v2)
-		}
-		if w, bit := v3/64, uint64(1)<<(v3%64); seen[w]&bit == 0 {
-			seen[w] |= bit
-			dst = append(dst, v3)
-		}
+		dst = addNew(seen, dst, v0)
+		dst = addNew(seen, dst, v1)
+		dst = addNew(seen, dst, v2)
+		dst = addNew(seen, dst, v3)
 	}
 	return addTrigramsFrom(seen, dst, v3, buf[4*q:])
 }
@@ -317,10 +305,17 @@ func addTrigrams(seen []uint64, dst []uint32, tv uint32, buf []byte) []uint32 {
 func addTrigramsFrom(seen []uint64, dst []uint32, tv uint32, buf []byte) []uint32 {
 	for _, c := range buf {
 		tv = (tv<<8 | uint32(c)) & (1<<24 - 1)
-		if w, bit := tv/64, uint64(1)<<(tv%64); seen[w]&bit == 0 {
-			seen[w] |= bit
-			dst = append(dst, tv)
-		}
+		dst = addNew(seen, dst, tv)
+	}
+	return dst
+}
+
+// addNew appends trigram t to dst and adds it to seen, unless seen holds
+// it already.
+func addNew(seen []uint64, dst []uint32, t uint32) []uint32 {
+	if w, bit := t/64, uint64(1)<<(t%64); seen[w]&bit == 0 {
+		seen[w] |= bit
+		dst = append(dst, t)
 	}
 	return dst
 }
