@@ -210,7 +210,8 @@ func (w *writeErr) Write(p []byte) (int, error) {
 
 // settleTokens is the token count of a streamed staged text a refresh
 // expected: last time's when it hashes as it did, else counted from the
-// staged copy as normalize counts a stream (tokens.Counter's batches).
+// staged copy in the batches normalize counts a stream in
+// (textenc.StreamTokens).
 func settleTokens(ctx context.Context, name string, x *Expectation) (int, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -227,9 +228,5 @@ func settleTokens(ctx context.Context, name string, x *Expectation) (int, error)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, err
 	}
-	var counter tokens.Counter
-	if _, err := io.Copy(&counter, &sourceReader{ctx: ctx, r: f}); err != nil {
-		return 0, err
-	}
-	return int(counter.Total()), nil
+	return textenc.StreamTokens(&sourceReader{ctx: ctx, r: f})
 }

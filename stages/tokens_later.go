@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/textenc"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -21,9 +20,11 @@ import (
 // text is counted from its staged copy as soon as the tables are ready, by
 // whichever worker finishes a file first; CountLater counts what is left
 // once the loop is over. Nothing reads a record's count, or changes its
-// staged copy, before then, and a count taken in parts cut where
-// tokens.Cut says adds up to the whole text's, so the counts are the ones
-// Normalize would have taken. Reading the copy back costs less than
+// staged copy, before then; an in-memory text is counted whole, and a
+// streamed one in the very batches the decoder would have counted
+// (textenc.StreamTokens: a text with no cut for a MiB gets a count that
+// depends on where its batches end), so the counts are the ones Normalize
+// would have taken. Reading the copy back costs less than
 // holding the texts: a copy of each would have grown the heap by the
 // 20-30 MB the workers decode meanwhile.
 
@@ -109,12 +110,7 @@ func (e *Env) countStaged(ctx context.Context, r laterRec, buf *[]byte) (int, er
 	defer f.Close()
 	src := &sourceReader{ctx: ctx, r: f}
 	if !r.whole {
-		var counter tokens.Counter
-		*buf = slices.Grow((*buf)[:0], 64<<10)
-		if _, err := io.CopyBuffer(&counter, src, (*buf)[:64<<10]); err != nil {
-			return 0, err
-		}
-		return counter.Total(), nil
+		return textenc.StreamTokens(src) // in the decoder's own batches
 	}
 	text := bytes.NewBuffer((*buf)[:0])
 	if _, err := text.ReadFrom(src); err != nil {
