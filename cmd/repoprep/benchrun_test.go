@@ -3,14 +3,20 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // TestBenchRun measures `repoprep run` on a real tree beside `cp -a` of the
@@ -80,6 +86,90 @@ func TestBenchRun(t *testing.T) {
 			label, count, med.ratio(), med.run.wall.Seconds(), med.run.cpu.Seconds(), med.cp.wall.Seconds(), peak/1024)
 		t.Logf("stages of the median run (report.json):\n%s", med.report)
 	}
+	benchFloor(t, base, src, filepath.Join(base, "out", "tree"), count)
+}
+
+// benchFloor measures the least any run must do, beside cp -a in pairs as
+// above: copy the texts the last run staged (its tree/) and count their
+// o200k tokens exactly with tokens.CountBytes, one goroutine per core, in a
+// process of its own (this test binary again, running TestFloorHelper), so
+// that it pays for the tokenizer's tables as a run does. No run can beat
+// this ratio while files.json holds exact counts. The copy mode, the same
+// process without the count, shows what copying those files alone costs.
+func benchFloor(t *testing.T, base, src, staged string, count int) {
+	for _, mode := range []string{"copy", "copy+count"} {
+		var ratios []float64
+		var last measured
+		for range count {
+			copyTo, dst := filepath.Join(base, "copy"), filepath.Join(base, "floor")
+			os.RemoveAll(copyTo)
+			cp := timed(t, "cp", "-a", src, copyTo)
+			os.RemoveAll(copyTo)
+			os.RemoveAll(dst)
+			last = timedEnv(t, []string{"REPOPREP_FLOOR=" + mode, "REPOPREP_FLOOR_SRC=" + staged, "REPOPREP_FLOOR_DST=" + dst},
+				os.Args[0], "-test.run", "^TestFloorHelper$", "-test.count", "1")
+			os.RemoveAll(dst)
+			ratios = append(ratios, last.wall.Seconds()/cp.wall.Seconds())
+		}
+		slices.Sort(ratios)
+		t.Logf("floor, %s of the staged texts: median of %d pairs %.2f× cp -a of the tree (last: %.2fs, cpu %.2fs, peak RSS %d MB)",
+			mode, count, ratios[len(ratios)/2], last.wall.Seconds(), last.cpu.Seconds(), last.rssKB/1024)
+	}
+}
+
+// TestFloorHelper is benchFloor's process: REPOPREP_FLOOR=copy or
+// copy+count, from REPOPREP_FLOOR_SRC to REPOPREP_FLOOR_DST.
+func TestFloorHelper(t *testing.T) {
+	mode := os.Getenv("REPOPREP_FLOOR")
+	if mode == "" {
+		t.Skip("benchFloor's process (make bench-run)")
+	}
+	src, dst := os.Getenv("REPOPREP_FLOOR_SRC"), os.Getenv("REPOPREP_FLOOR_DST")
+	if mode == "copy+count" {
+		go tokens.Warm() // as a run does: built while the first files are read
+	}
+	files := make(chan string, 256)
+	var (
+		wg     sync.WaitGroup
+		counts atomic.Int64
+	)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for rel := range files {
+				data, err := os.ReadFile(filepath.Join(src, rel))
+				if err == nil && mode == "copy+count" {
+					counts.Add(int64(tokens.CountBytes(data)))
+				}
+				if err == nil {
+					err = os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir():
+			return os.Mkdir(filepath.Join(dst, rel), 0o755)
+		case d.Type().IsRegular():
+			files <- rel
+		}
+		return nil
+	})
+	close(files)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d tokens", counts.Load())
 }
 
 type pair struct {
@@ -109,8 +199,15 @@ type measured struct {
 // child's own rusage would start from this process's).
 func timed(t *testing.T, name string, args ...string) measured {
 	t.Helper()
+	return timedEnv(t, nil, name, args...)
+}
+
+// timedEnv is timed with env added to the command's environment.
+func timedEnv(t *testing.T, env []string, name string, args ...string) measured {
+	t.Helper()
 	report := filepath.Join(t.TempDir(), "time")
 	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%U %S %M", "-o", report, name}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%.2000s", name, err, out)
