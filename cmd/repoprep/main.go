@@ -10,10 +10,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 	"text/tabwriter"
+
+	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // Exit codes, as SPEC.md fixes them, and exitBusy.
@@ -38,6 +41,7 @@ func main() {
 			defer f.Close()
 		}
 	}
+	tokens.UseCache(tokensCacheDir())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
 	// REPOPREP_MEMPROFILE=FILE writes the heap profile at the end: what
@@ -51,6 +55,25 @@ func main() {
 	}
 	stop()
 	os.Exit(code)
+}
+
+// tokensCacheDir is where the tokenizer keeps its tables for the next
+// process of this executable (tokens.UseCache): $REPOPREP_TOKENS_CACHE,
+// or $XDG_CACHE_HOME/repoprep/tokens; "off" keeps nothing, as does a
+// machine with no cache directory.
+func tokensCacheDir() string {
+	dir := os.Getenv("REPOPREP_TOKENS_CACHE")
+	if dir == "off" {
+		return ""
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(base, "repoprep", "tokens")
+	}
+	return dir
 }
 
 // command is one subcommand: its line in the top-level usage and what

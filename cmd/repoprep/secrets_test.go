@@ -13,12 +13,20 @@ import (
 
 // TestMain points the user's configuration directory at a temporary one, so the
 // fingerprint key file the runs create never lands in the real home directory.
+//
+// It also points the cache directory at a temporary one (the tokenizer's
+// tables, default outputs), and with REPOPREP_TEST_MAIN=1 it is the
+// command itself: a test runs this binary as repoprep (runAsCommand).
 func TestMain(m *testing.M) {
+	if os.Getenv("REPOPREP_TEST_MAIN") == "1" {
+		main()
+	}
 	dir, err := os.MkdirTemp("", "repoprep-config-")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	os.Unsetenv(keyEnv)
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -157,6 +157,23 @@ func BenchmarkVocabBuild(b *testing.B) {
 	b.ReportMetric(float64((testkit.CPUTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
+// BenchmarkVocabLoad is what a process pays instead when an earlier
+// process of the same executable left the tables in its cache (UseCache):
+// reading the file back, checking it and pointing the tables into it.
+func BenchmarkVocabLoad(b *testing.B) {
+	key := [32]byte{'b', 'e', 'n', 'c', 'h'}
+	path := writeTablesFile(b, b.TempDir(), key)
+	start := testkit.CPUTime()
+	for b.Loop() {
+		v, err := loadTables(path, key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v.release()
+	}
+	b.ReportMetric(float64((testkit.CPUTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
 // BenchmarkCountParallel is the pipeline's shape: many goroutines counting
 // different files through the one shared cache.
 func BenchmarkCountParallel(b *testing.B) {

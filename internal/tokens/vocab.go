@@ -101,14 +101,31 @@ func (v *vocab) release() {
 	v.mapped = nil
 }
 
-// theVocab is built on first use.
+// vocabLoaded says whether theVocab read its tables from a file, for the
+// tests; it is set before theVocab returns.
+var vocabLoaded bool
+
+// theVocab is built on first use, or read from the table file an earlier
+// process of this executable wrote (UseCache).
 var theVocab = sync.OnceValue(func() *vocab {
-	v, err := buildVocab(func(rank int) (string, error) {
-		return codec().Decode([]uint{uint(rank)})
-	})
-	if err != nil {
-		// The encoding is embedded; failing here means a broken build.
-		panic("tokens: " + err.Error())
+	dir := cacheDir()
+	var v *vocab
+	if dir != "" {
+		v = cachedVocab(dir)
+	}
+	vocabLoaded = v != nil
+	if v == nil {
+		var err error
+		v, err = buildVocab(func(rank int) (string, error) {
+			return codec().Decode([]uint{uint(rank)})
+		})
+		if err != nil {
+			// The encoding is embedded; failing here means a broken build.
+			panic("tokens: " + err.Error())
+		}
+		if dir != "" {
+			_ = saveVocab(dir, v) // no file: the next process builds them again
+		}
 	}
 	bmpClasses()
 	ready.Store(true)
