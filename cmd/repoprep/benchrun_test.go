@@ -93,7 +93,8 @@ func TestBenchRun(t *testing.T) {
 // above: copy the texts the last run staged (its tree/) and count their
 // o200k tokens exactly with tokens.CountBytes, one goroutine per core, in a
 // process of its own (this test binary again, running TestFloorHelper), so
-// that it pays for the tokenizer's tables as a run does. No run can beat
+// that it pays for the tokenizer's tables as a run does (the first pair
+// builds them, the others read them back, as the runs' pairs do). No run can beat
 // this ratio while files.json holds exact counts. The copy mode, the same
 // process without the count, shows what copying those files alone costs.
 func benchFloor(t *testing.T, base, src, staged string, count int) {
@@ -106,7 +107,8 @@ func benchFloor(t *testing.T, base, src, staged string, count int) {
 			cp := timed(t, "cp", "-a", src, copyTo)
 			os.RemoveAll(copyTo)
 			os.RemoveAll(dst)
-			last = timedEnv(t, []string{"REPOPREP_FLOOR=" + mode, "REPOPREP_FLOOR_SRC=" + staged, "REPOPREP_FLOOR_DST=" + dst},
+			last = timedEnv(t, []string{"REPOPREP_FLOOR=" + mode, "REPOPREP_FLOOR_SRC=" + staged, "REPOPREP_FLOOR_DST=" + dst,
+				"REPOPREP_TOKENS_CACHE=" + filepath.Join(base, "tokens")}, // each process has a TestMain of its own
 				os.Args[0], "-test.run", "^TestFloorHelper$", "-test.count", "1")
 			os.RemoveAll(dst)
 			ratios = append(ratios, last.wall.Seconds()/cp.wall.Seconds())
@@ -126,7 +128,8 @@ func TestFloorHelper(t *testing.T) {
 	}
 	src, dst := os.Getenv("REPOPREP_FLOOR_SRC"), os.Getenv("REPOPREP_FLOOR_DST")
 	if mode == "copy+count" {
-		go tokens.Warm() // as a run does: built while the first files are read
+		tokens.UseCache(tokensCacheDir()) // as the command does
+		go tokens.Warm()                  // as a run does: ready while the first files are read
 	}
 	files := make(chan string, 256)
 	var (
