@@ -36,9 +36,10 @@ const maxCachedPieceBytes = 32
 // recurring pieces of a large tree.
 var cache = newPieceCache(17, 15)
 
-// Warm builds the tables Count needs (about 0.2 s of one core), which the
-// first Count otherwise does while its callers wait: call it in a goroutine
-// at startup to overlap that with other work. Safe for concurrent use.
+// Warm builds the tables Count needs (0.4-0.5 s of one core, or 15 ms to
+// read them back, see UseCache), which the first Count otherwise does
+// while its callers wait: call it in a goroutine at startup to overlap
+// that with other work. Safe for concurrent use.
 func Warm() {
 	bmpClasses()
 	theVocab()

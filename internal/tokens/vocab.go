@@ -24,7 +24,8 @@ import (
 //     boundary (8 MiB, behind a 1 MiB filter), and a 256 KiB table of the
 //     two-byte tokens.
 //
-// Building them takes about 0.2 s of one core, once per process.
+// Building them takes 0.4-0.5 s of one core, once per process, unless an
+// earlier process of the same executable kept them (tablecache.go).
 
 // numTokens is the number of ordinary o200k_base tokens, ranks 0..199997.
 // The two special tokens are never produced by Count (the codec does not
