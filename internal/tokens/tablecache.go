@@ -220,7 +220,7 @@ func writeTables(w io.Writer, v *vocab, key [32]byte) error {
 
 // loadTables reads the tables from the file at path, which must carry key.
 func loadTables(path string, key [32]byte) (*vocab, error) {
-	f, err := os.Open(path)
+	f, err := openTables(path)
 	if err != nil {
 		return nil, err
 	}

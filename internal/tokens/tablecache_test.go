@@ -131,6 +131,35 @@ func TestTablesRejected(t *testing.T) {
 			t.Fatal("loaded")
 		}
 	})
+	t.Run("a FIFO", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "o200k-x.tables")
+		testkit.Mkfifo(t, path)
+		done := make(chan error, 1)
+		go func() {
+			_, err := loadTables(path, key)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("loaded")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("still waiting on the FIFO after 10 s")
+		}
+	})
+	t.Run("a symlink to a good file", func(t *testing.T) {
+		dir := t.TempDir()
+		target := writeTablesFile(t, dir, key)
+		link := filepath.Join(dir, "o200k-link.tables")
+		if err := os.Symlink(target, link); err != nil {
+			t.Skipf("no symlinks here: %v", err)
+		}
+		if v, err := loadTables(link, key); err == nil {
+			v.release()
+			t.Fatal("followed the symlink")
+		}
+	})
 }
 
 // FuzzParseTables: no bytes make parseTables panic, and tables it accepts

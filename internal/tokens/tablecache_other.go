@@ -16,3 +16,6 @@ func fileIdentity(path string) (string, bool) {
 	}
 	return fmt.Sprintf("%d/%d", info.Size(), info.ModTime().UnixNano()), true
 }
+
+// openTables opens a tables file for reading.
+func openTables(path string) (*os.File, error) { return os.Open(path) }
