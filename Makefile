@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh fmt clean release
+.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh fmt clean release pgo
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -39,7 +39,7 @@ cross-all:
 # run. Without -race: the race run above covers the same concurrency.
 PORTABLE_PKGS ?= ./internal/dirfd ./stages ./pipeline
 portable:
-	$(GO) test -count=1 -tags repoprep_portable $(PORTABLE_PKGS)
+	$(GO) test $(TESTFLAGS) -count=1 -tags repoprep_portable $(PORTABLE_PKGS)
 
 # The scan through the other Unixes' code paths (repoprep_portable) beside
 # Linux's, each beside the plain walk of the same tree.
@@ -51,8 +51,12 @@ bench-portable:
 staticcheck:
 	$(GO) tool staticcheck $(PKGS)
 
+# The tests build without profile-guided optimization (see pgo): it
+# changes no behaviour, and with it the command's test binary would
+# compile every package a second time.
+TESTFLAGS ?= -pgo=off
 race:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test $(TESTFLAGS) -race -count=1 $(PKGS)
 
 # PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
 # so the tests that run it skip there and run here, without -race; so do
@@ -62,10 +66,10 @@ race:
 # secret gates over all of GOROOT/src, and decoding's ASCII runs against
 # the byte-by-byte path on all of it.
 pdf:
-	$(GO) test -count=1 ./internal/extract/
-	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage|CountsLeftForLater' ./pipeline/ ./cmd/repoprep/
-	$(GO) test -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
-	$(GO) test -count=1 -run 'ASCIIRunsMatchByteByByte' ./internal/textenc/
+	$(GO) test $(TESTFLAGS) -count=1 ./internal/extract/
+	$(GO) test $(TESTFLAGS) -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage|CountsLeftForLater' ./pipeline/ ./cmd/repoprep/
+	$(GO) test $(TESTFLAGS) -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
+	$(GO) test $(TESTFLAGS) -count=1 -run 'ASCIIRunsMatchByteByByte' ./internal/textenc/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s
@@ -125,6 +129,22 @@ bench-run:
 	  $(GO) test -run '^TestBenchRun$$' -count=1 -v -timeout 60m ./cmd/repoprep | grep -v '^=== RUN'
 compare-run:
 	REPOPREP_COMPARE_TREE=$(BENCH_TREE) $(GO) test -run '^TestOneReadMatchesStageByStageTree$$' -count=1 -v -timeout 30m ./pipeline/
+# Profile-guided optimization: cmd/repoprep/default.pgo is a CPU profile
+# of the main job, which go build, go run and go install use for the
+# command by default (-pgo=auto). make pgo writes it again from six full
+# runs of BENCH_TREE (GOROOT/src) copied to a tmpfs; regenerate it when
+# the hot code has moved. About 30 seconds.
+pgo:
+	@set -e; dir=$$(mktemp -d /dev/shm/repoprep-pgo-XXXXXX 2>/dev/null || mktemp -d); \
+	  trap 'rm -rf "$$dir"' EXIT; \
+	  $(GO) build -o "$$dir/repoprep" ./cmd/repoprep; \
+	  cp -a "$(BENCH_TREE)" "$$dir/src"; \
+	  for i in 1 2 3 4 5 6; do \
+	    REPOPREP_CPUPROFILE="$$dir/run$$i.prof" REPOPREP_TOKENS_CACHE="$$dir/tokens" \
+	      "$$dir/repoprep" run -q --progress never --full -o "$$dir/out" "$$dir/src" >/dev/null; \
+	  done; \
+	  $(GO) tool pprof -proto "$$dir"/run*.prof > cmd/repoprep/default.pgo; \
+	  ls -l cmd/repoprep/default.pgo
 # Hostile tree shapes (10,000 levels, 100,000 files in one directory,
 # 200,000 empty files) through the repoprep binary, beside find(1) on the
 # same tree: time, ratio and peak RSS. Builds 300,000 files on /dev/shm.
