@@ -17,6 +17,12 @@ build:
 
 test: vet cross staticcheck race portable pdf
 
+# The checks and tests build without profile-guided optimization (see
+# pgo): it changes no behaviour, and go vet and go test would compile the
+# command's every dependency, the runtime included, a second time for it,
+# once per GOOS. make build, bench-run and the release keep it.
+vet cross cross-all staticcheck race portable pdf fuzz: export GOFLAGS := $(GOFLAGS) -pgo=off
+
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet $(PKGS)
@@ -39,7 +45,7 @@ cross-all:
 # run. Without -race: the race run above covers the same concurrency.
 PORTABLE_PKGS ?= ./internal/dirfd ./stages ./pipeline
 portable:
-	$(GO) test $(TESTFLAGS) -count=1 -tags repoprep_portable $(PORTABLE_PKGS)
+	$(GO) test -count=1 -tags repoprep_portable $(PORTABLE_PKGS)
 
 # The scan through the other Unixes' code paths (repoprep_portable) beside
 # Linux's, each beside the plain walk of the same tree.
@@ -51,12 +57,8 @@ bench-portable:
 staticcheck:
 	$(GO) tool staticcheck $(PKGS)
 
-# The tests build without profile-guided optimization (see pgo): it
-# changes no behaviour, and with it the command's test binary would
-# compile every package a second time.
-TESTFLAGS ?= -pgo=off
 race:
-	$(GO) test $(TESTFLAGS) -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
 
 # PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
 # so the tests that run it skip there and run here, without -race; so do
@@ -66,10 +68,10 @@ race:
 # secret gates over all of GOROOT/src, and decoding's ASCII runs against
 # the byte-by-byte path on all of it.
 pdf:
-	$(GO) test $(TESTFLAGS) -count=1 ./internal/extract/
-	$(GO) test $(TESTFLAGS) -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage|CountsLeftForLater' ./pipeline/ ./cmd/repoprep/
-	$(GO) test $(TESTFLAGS) -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
-	$(GO) test $(TESTFLAGS) -count=1 -run 'ASCIIRunsMatchByteByByte' ./internal/textenc/
+	$(GO) test -count=1 ./internal/extract/
+	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage|CountsLeftForLater' ./pipeline/ ./cmd/repoprep/
+	$(GO) test -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
+	$(GO) test -count=1 -run 'ASCIIRunsMatchByteByByte' ./internal/textenc/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s
