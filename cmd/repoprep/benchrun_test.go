@@ -91,12 +91,13 @@ func TestBenchRun(t *testing.T) {
 
 // benchFloor measures the least any run must do, beside cp -a in pairs as
 // above: copy the texts the last run staged (its tree/) and count their
-// o200k tokens exactly with tokens.CountBytes, one goroutine per core, in a
-// process of its own (this test binary again, running TestFloorHelper), so
-// that it pays for the tokenizer's tables as a run does (the first pair
-// builds them, the others read them back, as the runs' pairs do). No run can beat
-// this ratio while files.json holds exact counts. The copy mode, the same
-// process without the count, shows what copying those files alone costs.
+// o200k tokens exactly with tokens.CountBytes, one goroutine per core, in
+// a process of its own (this test binary again, running TestFloorHelper),
+// so that it pays for the tokenizer's tables as a run does (the first pair
+// builds them, the others read them back, as the runs' pairs do). No run
+// can beat this ratio while files.json holds exact counts. The copy mode,
+// the same process without the count, shows what copying those files
+// alone costs.
 func benchFloor(t *testing.T, base, src, staged string, count int) {
 	for _, mode := range []string{"copy", "copy+count"} {
 		var ratios []float64
