@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh fmt clean release pgo
+.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh bench-tokens-peers fmt clean release pgo
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -156,6 +156,18 @@ bench-shapes:
 # the throughput of both (several minutes).
 check-tokens:
 	$(GO) test -run '^TestCountExactGoroot$$' -v -count=1 -timeout 60m ./internal/tokens/ -args -goroot
+# tokens.Count beside the o200k_base counters on the npm registry, on the same
+# corpora: counts (which must agree) and MB per CPU second. The peers are
+# installed into a temporary directory, never a dependency of ours; without
+# npm or its registry the comparison is skipped.
+TOKENIZER_PEERS ?= gpt-tokenizer@4.0.0 tiktoken@1.0.22 js-tiktoken@1.0.21
+bench-tokens-peers:
+	$(GO) test -run '^$$' -bench 'BenchmarkCorpus/(go|zh)/(tiktoken|cold|warm)$$' -benchtime 5x ./internal/tokens/
+	@dir=$$(mktemp -d); \
+	if (cd $$dir && npm install --silent --no-audit --no-fund $(TOKENIZER_PEERS) >/dev/null 2>&1); then \
+	  cp internal/tokens/testdata/peers.mjs $$dir/ && node $$dir/peers.mjs "$$($(GO) env GOROOT)"; \
+	else echo "npm peers not installed: comparison skipped"; fi; \
+	status=$$?; rm -rf $$dir; exit $$status
 # Recall and precision of the secret rules on a labeled corpus generated at test time,
 # beside gitleaks on the same tree. gitleaks is installed into a temporary GOBIN (never a
 # dependency of ours); without the module proxy the comparison is skipped.
@@ -177,9 +189,7 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin dist staging
-	rm -rf bin staging .bench
-	rm -rf bin staging
+	rm -rf bin dist staging .bench
 
 # Encoding normalization scored on a labeled corpus nobody here wrote
 # (../shared/corpora/chardet-tests, or $REPOPREP_CORPORA): exact / garbled /
