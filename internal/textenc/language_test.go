@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -183,6 +184,30 @@ func TestMisreadUTF8(t *testing.T) {
 	}
 }
 
+// TestMisreadUTF8RealText is UTF-8 that is the author's own, in which some
+// characters' code page 866 bytes are UTF-8 sequences by chance. Each was
+// refused as mojibake when the check counted sequences rather than whole
+// runs of them: ripgrep's GUIDE.md (English, "Шерлок" twice), and one-line
+// translations from matomo's plugins/*/lang (Belarusian, Bulgarian).
+func TestMisreadUTF8RealText(t *testing.T) {
+	for name, text := range map[string]string{
+		"guide":  "For example, search for `Шерлок`:\n\n    $ rg 'Шерлок' subtitles.srt\n\nand again `Шерлок` in Cyrillic.\n",
+		"be":     "{\n    \"Tour\": {\n        \"Engagement\": \"Абавязацельства\"\n    }\n}\n",
+		"bg":     "{\n    \"ProfessionalServices\": {\n        \"WidgetPremiumServicesForPiwik\": \"Премиум функции &amp; Услуги за Matomo\"\n    }\n}\n",
+		"one ru": "Шерлок\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if isMisreadUTF8(text) || isMisreadUTF8Bytes([]byte(text)) {
+				t.Errorf("taken for mojibake: %q", text)
+			}
+			res, got, err := run(t, text)
+			if err != nil || got != text || res.Encoding != "utf-8" {
+				t.Errorf("Normalize: %v, encoding %q, staged %q", err, res.Encoding, clip(got))
+			}
+		})
+	}
+}
+
 // TestLanguageModelsLoad checks the embedded models: every language the
 // generator lists, with an alphabet of its script.
 func TestLanguageModelsLoad(t *testing.T) {
@@ -284,4 +309,35 @@ func TestPriorTiers(t *testing.T) {
 			t.Errorf("%s: prior %d bits, want %d", c.name, priorBits(i), w)
 		}
 	}
+}
+
+// FuzzMisreadUTF8: the string and byte forms of the check agree, and UTF-8
+// with at least mojibakeMinCovered bytes above ASCII, read as a charset of
+// mojibakeCharsets that has a character for each, is always recognised.
+func FuzzMisreadUTF8(f *testing.F) {
+	f.Add("Привет, мир! Это обычный русский текст.", uint8(2))
+	f.Add("See `Шерлок`", uint8(17))
+	f.Add("naïve café", uint8(0))
+	f.Fuzz(func(t *testing.T, text string, k uint8) {
+		if !utf8.ValidString(text) {
+			return
+		}
+		if a, b := isMisreadUTF8(text), isMisreadUTF8Bytes([]byte(text)); a != b {
+			t.Fatalf("%q: string form %v, byte form %v", text, a, b)
+		}
+		high := 0
+		for i := range len(text) {
+			if text[i] >= utf8.RuneSelf {
+				high++
+			}
+		}
+		cm := mojibakeCharsets[int(k)%len(mojibakeCharsets)]
+		garbled, err := cm.NewDecoder().String(text)
+		if high < mojibakeMinCovered || err != nil || strings.ContainsRune(garbled, utf8.RuneError) {
+			return
+		}
+		if !isMisreadUTF8(garbled) || !isMisreadUTF8Bytes([]byte(garbled)) {
+			t.Fatalf("%q read as %s, %q, not recognised", text, cm, garbled)
+		}
+	})
 }

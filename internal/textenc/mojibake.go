@@ -210,10 +210,14 @@ var cp1252High = func() map[rune]byte {
 // "РџСЂРёРІРµС‚" is Russian UTF-8 read as Windows-1251, "п═я─п╦п╡п╣я┌" the same
 // read as KOI8-R, "ĂĄ" Hungarian UTF-8 read as ISO-8859-2. Every non-ASCII
 // character of the original turned into two to four characters whose bytes
-// in the misreading charset form a UTF-8 sequence, so in such text most
-// non-ASCII characters sit in such sequences for one charset; in real text
-// they do now and then, by chance (Russian "рад" is E0 A0 A4 in code page
-// 866), never for most of them.
+// in the misreading charset form a UTF-8 sequence, so in such text each run
+// of non-ASCII characters is, in that charset, UTF-8 sequences back to back
+// from its first character to its last. Real text has such sequences now and
+// then, by chance, but seldom whole runs of them: Russian "Шерлок" is
+// 98 A5 E0 AB AE AA in code page 866, whose last four bytes are a sequence
+// and whose first is not, and counting the sequences alone refused a README
+// that named Sherlock twice. A whole word does tile by chance ("рад" is
+// E0 A0 A4 in code page 866), but not most of the words of a text.
 
 // mojibakeCharsets are the charsets the check reads text back into: those
 // UTF-8 is commonly misread as.
@@ -277,16 +281,17 @@ var runeRoles = sync.OnceValue(func() *runeRoleSet {
 })
 
 // Thresholds of the check: at least mojibakeMinCovered non-ASCII runes, and
-// at least 1/mojibakeCoverShare of them, in sequences of one charset.
+// at least 1/mojibakeCoverShare of them, in runs tiled by sequences of one
+// charset.
 const (
 	mojibakeMinCovered = 4
 	mojibakeCoverShare = 2
 )
 
-// isMisreadUTF8 reports text most of whose non-ASCII characters are UTF-8
-// sequences read as one of mojibakeCharsets.
+// isMisreadUTF8 reports text most of whose non-ASCII characters are in runs
+// that are UTF-8 sequences read as one of mojibakeCharsets.
 func isMisreadUTF8(text string) bool {
-	var m misreadScan
+	m := newMisreadScan()
 	for _, r := range text {
 		m.feed(r)
 	}
@@ -295,18 +300,11 @@ func isMisreadUTF8(text string) bool {
 
 // isMisreadUTF8Bytes is isMisreadUTF8 on valid UTF-8 bytes, without a copy.
 func isMisreadUTF8Bytes(b []byte) bool {
-	var m misreadScan
+	m := newMisreadScan()
 	for len(b) > 0 {
 		if b[0] < utf8.RuneSelf {
-			n := asciiPrefix(b)
-			if n >= len(m.back) {
-				m.back = [3]utf8Roles{} // an ASCII rune has no roles
-			} else {
-				for range n {
-					m.feed(rune(b[0]))
-				}
-			}
-			b = b[n:]
+			m.endRun()
+			b = b[asciiPrefix(b):]
 			continue
 		}
 		r, n := utf8.DecodeRune(b)
@@ -330,35 +328,49 @@ func asciiPrefix(b []byte) int {
 	return i
 }
 
-// misreadScan counts, per charset, the non-ASCII runes in UTF-8 sequences.
+// misreadScan counts, per charset, the non-ASCII runes in runs that the
+// charset's bytes tile with UTF-8 sequences. Bit k of each mask is charset
+// k's state in the current run: at a sequence boundary, or one, two or
+// three continuation bytes short of one; a charset in none of them has
+// failed the run.
 type misreadScan struct {
-	covered  [32]int
-	back     [3]utf8Roles // roles of the previous three runes, newest first
-	nonASCII int
+	covered             [32]int
+	boundary            uint32
+	need1, need2, need3 uint32
+	run                 int // non-ASCII runes in the current run
+	nonASCII            int
 }
 
+func newMisreadScan() *misreadScan { return &misreadScan{boundary: ^uint32(0)} }
+
 func (m *misreadScan) feed(r rune) {
-	var cur utf8Roles
-	if r >= utf8.RuneSelf {
-		m.nonASCII++
-		cur = runeRoles().of(r)
+	if r < utf8.RuneSelf {
+		m.endRun()
+		return
 	}
-	if cur.cont != 0 {
-		b := &m.back
-		for hits := b[0].lead2 & cur.cont; hits != 0; hits &= hits - 1 {
-			m.covered[bits.TrailingZeros32(hits)] += 2
-		}
-		for hits := b[1].lead3 & b[0].cont & cur.cont; hits != 0; hits &= hits - 1 {
-			m.covered[bits.TrailingZeros32(hits)] += 3
-		}
-		for hits := b[2].lead4 & b[1].cont & b[0].cont & cur.cont; hits != 0; hits &= hits - 1 {
-			m.covered[bits.TrailingZeros32(hits)] += 4
-		}
+	m.nonASCII++
+	m.run++
+	cur := runeRoles().of(r)
+	b := m.boundary
+	m.boundary = m.need1 & cur.cont
+	m.need1 = m.need2&cur.cont | b&cur.lead2
+	m.need2 = m.need3&cur.cont | b&cur.lead3
+	m.need3 = b & cur.lead4
+}
+
+// endRun credits the run that just ended to each charset that tiles it.
+func (m *misreadScan) endRun() {
+	if m.run == 0 {
+		return
 	}
-	m.back[2], m.back[1], m.back[0] = m.back[1], m.back[0], cur
+	for k := m.boundary; k != 0; k &= k - 1 {
+		m.covered[bits.TrailingZeros32(k)] += m.run
+	}
+	m.boundary, m.need1, m.need2, m.need3, m.run = ^uint32(0), 0, 0, 0, 0
 }
 
 func (m *misreadScan) verdict() bool {
+	m.endRun()
 	for _, n := range m.covered {
 		if n >= mojibakeMinCovered && n*mojibakeCoverShare >= m.nonASCII {
 			return true
