@@ -3,6 +3,7 @@ package textenc
 import (
 	"bytes"
 	"errors"
+	"math"
 	"slices"
 	"unicode/utf8"
 
@@ -66,6 +67,10 @@ const (
 	// chardetWeight scales chardet's confidence (1-100) into a bonus that
 	// only settles near ties between candidates; it cannot outvote the score.
 	chardetWeight = 0.1 / 100
+	// minFamilyMargin is how much more plausible the best multi-byte or
+	// the best single-byte reading must be than the other family's best,
+	// when both read the sample as text.
+	minFamilyMargin = 0.25
 	// chardetSampleBytes is what chardet reads anyway (NOTES.md).
 	chardetSampleBytes = 8 << 10
 )
@@ -150,6 +155,12 @@ func decide(head []byte, atEOF, atStart bool) decision {
 	mb, mbScore, mbErr := bestCandidate(cands, head, atEOF, chardetBonus(head))
 	sb, sbScore, sbErr := bestSingleByte(head, atEOF)
 	switch {
+	case mbErr == nil && sbErr == nil && mbScore >= minScore && sbScore >= minScore &&
+		math.Abs(mbScore-sbScore) < minFamilyMargin:
+		// Both families read it as text and neither clearly better: a
+		// line of Japanese in Shift-JIS ("名前", 0.70 with no kana) is
+		// also Windows-1252 "–¼‘O" (0.79). Refused, not guessed.
+		return decision{err: ErrUndecodable}
 	case mbErr == nil && mbScore >= minScore && (sbErr != nil || mbScore >= sbScore):
 		return decision{charset: mb} // a tie goes to the multi-byte charset: GBK first
 	case sbErr == nil && sbScore >= minScore:

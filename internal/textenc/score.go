@@ -36,7 +36,11 @@ func plausibility(text string, p profile) float64 {
 		if mixed[i] && (unicode.IsUpper(r) || unicode.IsLower(r)) {
 			w = min(w, 0.2)
 		}
-		switch script := scriptOf(r); {
+		script := scriptOf(r)
+		if script != scriptOther && inLatinWord(prev, next) {
+			w = min(w, 0.1)
+		}
+		switch {
 		case script == scriptKana:
 			kana++
 			if p == profileZh || p == profileKo {
@@ -73,6 +77,16 @@ func plausibility(text string, p profile) float64 {
 		score *= 0.7
 	}
 	return score
+}
+
+// inLatinWord reports a CJK character with ASCII on both sides, a letter
+// right after it and no space before it: "L間er", "Th關eny", "Martin-宁ic".
+// That is how a Latin-1 or Windows-1252 letter inside a Latin word reads as
+// GBK, Big5 or Shift-JIS, the letter's byte and the next letter's making
+// one character. Real Chinese or Japanese text puts a lone character
+// between Latin letters now and then ("设x为y"), never most of them.
+func inLatinWord(prev, next rune) bool {
+	return isASCIILetter(next) && prev > ' ' && prev < utf8.RuneSelf
 }
 
 // wideShape scores a UTF-16 or UTF-32 reading by its shape: 1 when at least

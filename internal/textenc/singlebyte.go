@@ -174,18 +174,25 @@ const (
 	costCaseFlip     = 10 * langUnitsPerBit // an upper-case letter right after a lower-case one
 	costMark         = 4 * langUnitsPerBit  // a combining mark no model knows, on a non-ASCII letter
 	costStrayMark    = 16 * langUnitsPerBit // the same anywhere else
+	costMarkOnLatin  = 24 * langUnitsPerBit // the same on an ASCII letter: Latin-1 "Sören" read as Windows-1256
+	costScriptMix    = 8 * langUnitsPerBit  // a letter of another script beside an ASCII letter
 )
 
 // isUnknownMark reports a combining mark that is in no model's alphabet:
 // Hebrew points, Arabic harakat, Yiddish's. The dictionaries write words
 // without them, so the models skip them: a mark on a letter of a
-// non-Latin script costs costMark, anywhere else costStrayMark.
+// non-Latin script costs costMark, on an ASCII letter costMarkOnLatin
+// (no text puts Arabic or Hebrew marks there; a Latin-1 letter read as
+// Windows-1256 or -1255 does), anywhere else costStrayMark.
 func isUnknownMark(r rune, id uint16) bool { return id == 1 && unicode.Is(unicode.Mn, r) }
 
 // markCost is the cost of an unknown mark after prev.
 func markCost(prev rune) int {
-	if prev >= 0x370 && isWordLetter(prev) {
+	switch {
+	case prev >= 0x370 && isWordLetter(prev):
 		return costMark
+	case isASCIILetter(prev):
+		return costMarkOnLatin
 	}
 	return costStrayMark
 }
@@ -286,8 +293,15 @@ func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool)
 			if t.flags[prev]&flagLetter != 0 && t.flags[next]&flagLetter != 0 && t.runes[c] != '’' {
 				extra += costInWord
 			}
-		} else if t.flags[c]&flagUpper != 0 && t.flags[prev]&flagLower != 0 {
-			extra += costCaseFlip
+		} else {
+			if t.flags[c]&flagUpper != 0 && t.flags[prev]&flagLower != 0 {
+				extra += costCaseFlip
+			}
+			if t.runes[c] >= 0x370 && (isASCIILetter(rune(prev)) || isASCIILetter(rune(next))) {
+				// Cyrillic, Greek, Arabic... glued to a Latin letter: what
+				// Estonian "äõbüoöf" is as Windows-1251 ("дхbьoцf").
+				extra += costScriptMix
+			}
 		}
 		if k == 0 || pos[k-1] != i-1 { // the pair before, unless the previous byte already added it
 			pairs = append(pairs, pair{t.ids[prev], t.ids[c]})
