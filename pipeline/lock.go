@@ -75,6 +75,9 @@ func acquireLock(out string, log *slog.Logger) (*outLock, error) {
 	path := lockPath(out)
 	for range maxLockAttempts {
 		l, retry, err := tryLock(path)
+		if errors.Is(err, ErrLocked) {
+			return nil, fmt.Errorf("%s: %w", out, err) // OUT as the user gave it, not the lock's name
+		}
 		if err != nil {
 			return nil, err
 		}

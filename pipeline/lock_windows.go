@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/windows"
 
@@ -59,7 +57,7 @@ func tryLock(path string) (l *outLock, retry bool, err error) {
 		holder, _ := readHolder(f)
 		f.Close()
 		if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
-			return nil, false, fmt.Errorf("%s: %w (held by %s)", strings.TrimSuffix(filepath.Base(path), ".lock"), ErrLocked, holder)
+			return nil, false, fmt.Errorf("%w (held by %s)", ErrLocked, holder)
 		}
 		return nil, false, fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -146,6 +146,9 @@ func TestSecondRunRefused(t *testing.T) {
 	if want := "pid " + strconv.Itoa(child.Process.Pid); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name the holder (%s)", err, want)
 	}
+	if !strings.HasPrefix(err.Error(), out+": ") {
+		t.Errorf("error %q does not start with OUT (%s), as the user gave it", err, out)
+	}
 	if treeState(t, out) != before {
 		t.Fatal("the refused run changed the snapshot")
 	}
