@@ -71,7 +71,12 @@ func fingerprintKey() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w; set %s", err, keyEnv)
 	}
-	return secrets.LoadKey(file)
+	key, err := secrets.LoadKey(file)
+	if err != nil {
+		// A system user's cron job often has no writable home.
+		return nil, fmt.Errorf("%w; set %s (at least 16 bytes, e.g. openssl rand -hex 32), or XDG_CONFIG_HOME to a directory this user can write", err, keyEnv)
+	}
+	return key, nil
 }
 
 // failing counts the findings of the given kinds.

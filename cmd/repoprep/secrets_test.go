@@ -183,3 +183,24 @@ func TestRulesCommand(t *testing.T) {
 		t.Error("the user's allow regex is not in the printed rules")
 	}
 }
+
+// TestFingerprintKeyUnwritable: a user whose configuration directory cannot be made (a
+// system user's cron job without a home) gets an error that says how to go on.
+func TestFingerprintKeyUnwritable(t *testing.T) {
+	src := smallRepo(t, map[string]string{"README.md": "# a tree with no secrets\n"})
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(keyEnv, "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(file, "config")) // below a file: no mkdir, even as root
+	code, _, stderr := runCmd(t, "run", "-q", "-o", filepath.Join(t.TempDir(), "o"), src)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d: %s", code, exitFailed, stderr)
+	}
+	for _, want := range []string{"fingerprint key", keyEnv, "XDG_CONFIG_HOME"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q: %s", want, stderr)
+		}
+	}
+}

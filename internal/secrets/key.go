@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -36,8 +37,15 @@ func DefaultKeyFile() (string, error) {
 // winner's).
 func LoadKey(file string) ([]byte, error) {
 	key, err := readKey(file)
-	if err == nil || !errors.Is(err, os.ErrNotExist) {
-		return key, err
+	var pathErr *fs.PathError
+	switch {
+	case err == nil:
+		return key, nil
+	case errors.Is(err, os.ErrNotExist):
+	case errors.As(err, &pathErr): // unreadable, or a file where a directory should be
+		return nil, fmt.Errorf("fingerprint key: %w", err)
+	default:
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return nil, fmt.Errorf("fingerprint key: %w", err)
