@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -37,7 +38,22 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint; use POST /v1/<tool>, /mcp or GET /healthz")
 	})
-	return s.accessLog(s.recoverHTTP(http.NewCrossOriginProtection().Handler(mux)))
+	return s.accessLog(s.recoverHTTP(canonicalOnly(http.NewCrossOriginProtection().Handler(mux))))
+}
+
+// canonicalOnly answers 400 for a request path with ".", ".." or empty
+// segments. net/http's ServeMux would redirect it to its cleaned form with
+// an HTML 307 ("/../../etc/passwd" to "/etc/passwd"): nothing leaks that
+// way, but a client probing the server should get the API's JSON refusal.
+func canonicalOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if clean := path.Clean(p); p == "" || p[0] != '/' || clean != p && clean+"/" != p {
+			writeError(w, http.StatusBadRequest, "request path "+echo(p)+" has '.', '..' or empty segments; use POST /v1/<tool>, /mcp or GET /healthz")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // recoverHTTP answers 500 with one log line when a handler panics, instead

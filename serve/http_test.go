@@ -203,3 +203,44 @@ func TestServeShutsDownOnCancel(t *testing.T) {
 		t.Error("still accepting connections after shutdown")
 	}
 }
+
+// TestHTTPUncleanPaths: a request path with ".", ".." or empty segments gets
+// the API's JSON 400, not ServeMux's HTML redirect to its cleaned form.
+func TestHTTPUncleanPaths(t *testing.T) {
+	srv, _ := newTestServer(t, nil, Options{})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/../../etc/passwd"},
+		{"GET", "//etc/passwd"},
+		{"GET", "/v1/../../../etc/passwd"},
+		{"POST", "/v1/read_file/../read_file"},
+		{"POST", "/v1/./read_file"},
+		{"GET", "/healthz/."},
+	} {
+		req, err := http.NewRequest(c.method, ts.URL+c.path, strings.NewReader(`{"path":"README.md"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+			!strings.Contains(string(body), `"error"`) {
+			t.Errorf("%s %s = %d %s %q, want a JSON 400", c.method, c.path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+	// The canonical paths still work, a trailing slash included.
+	resp, err := client.Get(ts.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /healthz = %d", resp.StatusCode)
+	}
+}

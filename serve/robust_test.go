@@ -331,7 +331,7 @@ func TestReadFilePartialAndNormalized(t *testing.T) {
 	}
 	want := "[error: not found: \"missing.txt\" (no similar path; use list_files or search)]\n" +
 		"   1 | one\n   2 | two\n[file: nonl.txt | total: 2 lines | shown: 1-2]\n" +
-		"[error: path refused: \"../x\": '.' and '..' segments are not allowed]\n" +
+		"[error: path refused: \"../x\": '..' segment: paths stay inside the snapshot]\n" +
 		"   1 | package main\n"
 	if !strings.HasPrefix(text, want) || !strings.Contains(text, "[file: src/app/main.go | total: 5 lines | shown: 1-5]") {
 		t.Errorf("answer:\n%s\nwant it to start with:\n%s", text, want)

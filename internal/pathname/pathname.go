@@ -160,8 +160,10 @@ func plainProblem(p string) (string, error) {
 		switch seg {
 		case "":
 			return "empty path segment (//)", nil
-		case ".", "..":
-			return "'.' and '..' segments are not allowed", nil
+		case "..":
+			return "'..' segment: paths stay inside the snapshot", nil
+		case ".":
+			return "'.' segment", nil
 		}
 	}
 	return "", nil
