@@ -189,6 +189,11 @@ func TestTriageDisguised(t *testing.T) {
 		{"random.bin", []byte{0x01, 0x02, 0x03, 0x00, 0xff, 0xfe}, "data", "opaque", false},
 		{"noext", []byte{0x01, 0x02, 0x03, 0x00, 0xff, 0xfe}, "junk", "binary", false},
 		{"package-lock.json", []byte("{}\n"), "junk", "lockfile", false},
+		// A checkout without git-lfs: the screenshot's pointer, not the
+		// screenshot. A file that only mentions the spec is text.
+		{"expected-screenshots/home.png", []byte("version https://git-lfs.github.com/spec/v1\noid sha256:" + strings.Repeat("4d7a", 16) + "\nsize 84977\n"), "junk", "lfs-pointer", true},
+		{"model.bin", []byte("version https://git-lfs.github.com/spec/v1\noid sha256:" + strings.Repeat("0f", 32) + "\nsize 12\n"), "junk", "lfs-pointer", false},
+		{"docs/lfs.md", []byte("version https://git-lfs.github.com/spec/v1\nis the first line of a pointer.\n"), "text", "", false},
 		{".gitignore", []byte("*.log\n"), "text", "", false},
 		{".github/workflows/ci.yml", []byte("on: push\n"), "text", "", false},
 		{"third_party/lib/x.c", []byte("int x;\n"), "junk", "vendored", false},

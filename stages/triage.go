@@ -41,6 +41,7 @@ const (
 	ruleSQL         = "SQL content"             // sql.toml: schema or dump
 	ruleTextExt     = "text class by extension" // extensions.toml: .bak, .dump...
 	ruleMinified    = "minified"                // line length of a .js/.css head
+	ruleLFSPointer  = "Git LFS pointer"         // the content is on an LFS server
 	ruleGenerated   = "generated"               // generated.toml, or go-enry's content rules
 	ruleLanguage    = "language"                // go-enry, with languages.toml
 	ruleOverride    = "path override"           // [[override]]
@@ -138,6 +139,10 @@ func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) 
 			set("junk", "vendored", rule, detail)
 			return
 		}
+	}
+	if u.included == "" && rec.isText && isLFSPointer(rec.head, rec.Size) {
+		set("junk", "lfs-pointer", ruleLFSPointer, "version "+lfsSpec)
+		return
 	}
 	extClass, hasExt := e.Rules.ByExt(base)
 	if !rec.isText {
@@ -348,6 +353,25 @@ func generatedGo(head []byte) bool {
 // minifiedLineBytes: hand-written JS and CSS rarely averages more than a
 // couple of hundred bytes a line; bundlers put whole files on one.
 const minifiedLineBytes = 500
+
+// lfsSpec is the first line of a Git LFS pointer file (git-lfs's
+// docs/spec.md); hawser was the project's name before it was released.
+const lfsSpec = "https://git-lfs.github.com/spec/v1"
+
+// isLFSPointer reports a Git LFS pointer: under 1024 bytes, a version line
+// naming the spec, and the object's id. A checkout without git-lfs leaves
+// one where an image or a model should be (788 of them in matomo's
+// expected screenshots), and it says nothing a reader wants.
+func isLFSPointer(head []byte, size int64) bool {
+	if size >= 1024 {
+		return false
+	}
+	rest, ok := bytes.CutPrefix(head, []byte("version "+lfsSpec+"\n"))
+	if !ok {
+		rest, ok = bytes.CutPrefix(head, []byte("version https://hawser.github.com/spec/v1\n"))
+	}
+	return ok && bytes.Contains(rest, []byte("oid sha256:"))
+}
 
 func isMinified(base string, head []byte) bool {
 	switch strings.ToLower(path.Ext(base)) {
