@@ -95,12 +95,37 @@ func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(file, limit))
 }
 
-// projectKind names what the root holds a manifest for: a Go module, an
-// npm package or a Python project.
+// projectKind names what the root holds a manifest for: a Go module, a
+// Rails application or Ruby project, an npm package, a PHP package, a
+// Python project, a Rust crate, a Maven or Gradle project. A Rails or PHP
+// application has a package.json for its assets too: both are named, the
+// npm package last.
 func projectKind(staged []*manifest.Entry, tree fs.FS) string {
 	var kinds []string
+	npm := ""
+	has := map[string]bool{}
+	for _, e := range staged {
+		has[e.Path] = true
+	}
 	for _, e := range staged {
 		switch e.Path {
+		case "Gemfile":
+			if has["config/application.rb"] {
+				kinds = append(kinds, "Rails application")
+			} else {
+				kinds = append(kinds, "Ruby project")
+			}
+		case "composer.json":
+			kind := "PHP package"
+			var pkg struct{ Name string }
+			if data, err := readStagedHead(tree, e.Path, mapConfigBytes); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Name != "" {
+				kind += " " + mapCode(pkg.Name)
+			}
+			kinds = append(kinds, kind)
+		case "pom.xml":
+			kinds = append(kinds, "Maven project")
+		case "build.gradle", "build.gradle.kts":
+			kinds = append(kinds, "Gradle project")
 		case "go.mod":
 			kind := "Go module"
 			if head, err := readStagedHead(tree, e.Path, mapHeadBytes); err == nil {
@@ -110,12 +135,11 @@ func projectKind(staged []*manifest.Entry, tree fs.FS) string {
 			}
 			kinds = append(kinds, kind)
 		case "package.json":
-			kind := "npm package"
+			npm = "npm package"
 			var pkg struct{ Name string }
 			if data, err := readStagedHead(tree, e.Path, mapConfigBytes); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Name != "" {
-				kind += " " + mapCode(pkg.Name)
+				npm += " " + mapCode(pkg.Name)
 			}
-			kinds = append(kinds, kind)
 		case "pyproject.toml", "setup.py":
 			if !slices.Contains(kinds, "Python project") {
 				kinds = append(kinds, "Python project")
@@ -123,6 +147,9 @@ func projectKind(staged []*manifest.Entry, tree fs.FS) string {
 		case "Cargo.toml":
 			kinds = append(kinds, "Rust crate")
 		}
+	}
+	if npm != "" {
+		kinds = append(kinds, npm)
 	}
 	return strings.Join(kinds, "; ")
 }
@@ -186,10 +213,11 @@ var (
 		"index.js": true, "index.ts": true, "index.tsx": true, "index.jsx": true, "index.mjs": true,
 		"main.js": true, "main.ts": true, "main.tsx": true, "main.jsx": true, "server.js": true, "server.ts": true,
 		"main.rs": true, "main.c": true, "main.cc": true, "main.cpp": true, "Main.java": true, "Program.cs": true,
+		"config.ru": true, "artisan": true, "index.php": true, // Rack (Rails, Sinatra), Laravel, PHP's front controller
 	}
 	// index.js and friends are entry points only at a package's root, not
 	// in every component folder.
-	indexDirs = map[string]bool{".": true, "src": true, "app": true, "lib": true, "server": true, "client": true, "web": true, "frontend": true, "backend": true}
+	indexDirs = map[string]bool{".": true, "src": true, "app": true, "lib": true, "server": true, "client": true, "web": true, "frontend": true, "backend": true, "public": true}
 	// rootScriptExts are shell and batch scripts; at the root they are often
 	// how a project builds (GOROOT's src has make.bash, all.bash, run.bash
 	// and no Makefile).

@@ -409,3 +409,43 @@ func TestMapTokenCount(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectKind: the root's manifests name the project; a web application
+// with a package.json for its assets is named for both (a Rails app, laravel
+// and matomo were "npm package" alone).
+func TestProjectKind(t *testing.T) {
+	tests := []struct {
+		name string
+		tree fstest.MapFS
+		want string
+	}{
+		{"rails", fstest.MapFS{
+			"Gemfile":               {Data: []byte("source \"https://rubygems.org\"\ngem \"rails\"\n")},
+			"config/application.rb": {Data: []byte("module Maybe\nend\n")},
+			"package.json":          {Data: []byte(`{"name": "maybe"}`)},
+		}, "Rails application; npm package `maybe`"},
+		{"ruby gem", fstest.MapFS{"Gemfile": {Data: []byte("gemspec\n")}}, "Ruby project"},
+		{"laravel", fstest.MapFS{
+			"composer.json": {Data: []byte(`{"name": "laravel/laravel", "type": "project"}`)},
+			"package.json":  {Data: []byte(`{"private": true}`)},
+		}, "PHP package `laravel/laravel`; npm package"},
+		{"maven and gradle", fstest.MapFS{
+			"build.gradle.kts": {Data: []byte("plugins { java }\n")},
+			"pom.xml":          {Data: []byte("<project/>\n")},
+		}, "Gradle project; Maven project"},
+		{"nested manifests are not the root's", fstest.MapFS{"web/composer.json": {Data: []byte(`{"name": "a/b"}`)}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entries := stagedEntries(tt.tree)
+			sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path }) // as files.json
+			staged := make([]*manifest.Entry, len(entries))
+			for i := range entries {
+				staged[i] = &entries[i]
+			}
+			if got := projectKind(staged, tt.tree); got != tt.want {
+				t.Errorf("projectKind = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
