@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"github.com/repoprep/repoprep/internal/instructions"
 	"go/ast"
 	"go/build/constraint"
 	"go/parser"
@@ -47,15 +48,13 @@ type mapAgent struct {
 }
 
 // isAgentFile reports whether p is an instruction file coding agents read
-// on their own: CLAUDE.md, CLAUDE.local.md, AGENTS.md, .cursorrules,
-// .github/copilot-instructions.md or anything under .claude/rules/.
+// on their own, as instructions.json counts them: CLAUDE.md,
+// CLAUDE.local.md, AGENTS.md, .cursorrules, .cursor/rules/*.mdc, Copilot's
+// instructions and .claude/rules/. The map listed fewer than the index
+// held (maybe's nine .cursor/rules went unmentioned).
 func isAgentFile(p string) bool {
-	switch path.Base(p) {
-	case "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", ".cursorrules":
-		return true
-	}
-	return p == ".github/copilot-instructions.md" || strings.HasSuffix(p, "/.github/copilot-instructions.md") ||
-		strings.HasPrefix(p, ".claude/rules/") || strings.Contains(p, "/.claude/rules/")
+	_, _, _, ok := instructions.Classify(p) // the files instructions.json indexes
+	return ok
 }
 
 // readAgentFile measures an instruction file in characters from its

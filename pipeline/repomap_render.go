@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -382,10 +383,14 @@ func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 	scripts("Makefiles", f.makeTargets, "targets")
 }
 
+// agentMemoryNames are the instruction files an agent loads in every
+// session, listed before rules that apply only to some paths.
+var agentMemoryNames = map[string]bool{"CLAUDE.md": true, "CLAUDE.local.md": true, "AGENTS.md": true, ".cursorrules": true}
+
 func (f *mapFacts) renderAgents(b *strings.Builder, c mapCaps) {
 	b.WriteString("\n## Agent instructions\n")
 	if len(f.agents) == 0 {
-		b.WriteString("None found (CLAUDE.md, AGENTS.md, .cursorrules, .github/copilot-instructions.md, .claude/rules/).\n")
+		b.WriteString("None found (CLAUDE.md, AGENTS.md, .cursorrules, .cursor/rules/, .github/copilot-instructions.md, .claude/rules/).\n")
 		return
 	}
 	large := 0
@@ -402,11 +407,21 @@ func (f *mapFacts) renderAgents(b *strings.Builder, c mapCaps) {
 		b.WriteString(".\n")
 		return
 	}
-	// Large files first: the warning matters more than the listing.
+	// Large files first: the warning matters more than the listing. Then
+	// the files every session loads (CLAUDE.md, AGENTS.md), then the rules
+	// that apply by path or on request (.cursor/rules/*.mdc...), each in
+	// path order.
+	rank := func(a mapAgent) int {
+		switch {
+		case a.chars > agentFileWarnChars:
+			return 0
+		case agentMemoryNames[path.Base(a.path)]:
+			return 1
+		}
+		return 2
+	}
 	agents := slices.Clone(f.agents)
-	sort.SliceStable(agents, func(i, j int) bool {
-		return agents[i].chars > agentFileWarnChars && agents[j].chars <= agentFileWarnChars
-	})
+	sort.SliceStable(agents, func(i, j int) bool { return rank(agents[i]) < rank(agents[j]) })
 	for i, a := range agents {
 		if i >= c.agents {
 			fmt.Fprintf(b, "- and %s more\n", mapNum(len(agents)-i))

@@ -373,6 +373,9 @@ func TestIsAgentFile(t *testing.T) {
 		"CLAUDE.md": true, "sub/CLAUDE.local.md": true, "AGENTS.md": true, ".cursorrules": true,
 		".github/copilot-instructions.md": true, ".claude/rules/go.md": true, "pkg/.claude/rules/x.md": true,
 		"docs/CLAUDE.md.bak": false, ".claude/settings.json": false, "README.md": false,
+		// What instructions.json indexes too: a Rails app's Cursor rules.
+		".cursor/rules/project-conventions.mdc": true, ".github/instructions/go.instructions.md": true,
+		".cursor/rules/notes.md": false,
 	}
 	for in, want := range tests {
 		if got := isAgentFile(in); got != want {
