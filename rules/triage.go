@@ -25,8 +25,9 @@ type Triage struct {
 	TestDirsIf       []DirRule       // test directories only with evidence (spec/)
 	MainSources      [][]string      // segments that begin a main source set (src/main)
 
-	GeneratedNames Globs           // lower-cased base names of generated files
-	GeneratedDirs  map[string]bool // directory names whose subtree is generated
+	GeneratedNames     Globs           // lower-cased base names of generated files
+	GeneratedDirs      map[string]bool // directory names whose subtree is generated
+	GeneratedJSMarkers [][]byte        // lower-cased text in the first 512 bytes of a .js or .css file
 
 	SourceLanguages map[string]bool   // linguist markup/prose that is code to a reader
 	Prefer          map[string]string // extension -> language go-enry calls ambiguous but that nearly always is
@@ -195,8 +196,9 @@ func loadTriage() (*Triage, error) {
 	}
 
 	var gen struct {
-		Names []string `toml:"names"`
-		Dirs  []string `toml:"dirs"`
+		Names     []string `toml:"names"`
+		Dirs      []string `toml:"dirs"`
+		JSMarkers []string `toml:"js_markers"`
 	}
 	if err := decodeTOML("defaults/generated.toml", mustRead("defaults/generated.toml"), &gen); err != nil {
 		return nil, err
@@ -207,6 +209,9 @@ func loadTriage() (*Triage, error) {
 	t.GeneratedDirs = map[string]bool{}
 	for _, d := range gen.Dirs {
 		t.GeneratedDirs[d] = true
+	}
+	for _, m := range gen.JSMarkers {
+		t.GeneratedJSMarkers = append(t.GeneratedJSMarkers, []byte(strings.ToLower(m)))
 	}
 
 	var langs struct {

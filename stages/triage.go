@@ -309,9 +309,11 @@ func (e *Env) generated(d *dirFacts, base string, head []byte) string {
 	ext := path.Ext(lower)
 	switch ext {
 	case ".js", ".mjs", ".cjs", ".css", ".jsx":
-		top := head[:min(len(head), 512)]
-		if bytes.Contains(top, []byte("@generated")) || bytes.Contains(bytes.ToLower(top), []byte("do not edit")) {
-			return "header says @generated or DO NOT EDIT"
+		top := bytes.ToLower(head[:min(len(head), 512)])
+		for _, m := range e.Rules.Triage.GeneratedJSMarkers {
+			if bytes.Contains(top, m) {
+				return "head says " + string(m) + " (generated.toml)"
+			}
 		}
 		return ""
 	case ".go":
