@@ -302,7 +302,7 @@ func TestPriorTiers(t *testing.T) {
 	want := map[string]int{
 		"windows-1252": 0, "windows-1251": 0, "iso-8859-2": 0, "iso-8859-1": 0,
 		"windows-1254": 3, "ibm866": 3, "iso-8859-13": 3,
-		"windows-1258": 8, "iso-8859-16": 8, "iso-8859-4": 8, "ibm00858": 8,
+		"windows-1258": 12, "iso-8859-16": 12, "iso-8859-4": 12, "ibm00858": 12,
 	}
 	for i, c := range singleByteCharsets {
 		if w, ok := want[c.name]; ok && priorBits(i) != w {

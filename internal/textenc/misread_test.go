@@ -89,3 +89,31 @@ func estonianAffixes() string {
 	}
 	return sb.String()
 }
+
+// TestLegacyStagedExactly holds legacy text that must be staged, not only
+// not garbled: hunspell's Norwegian dictionary (nb_NO.dic, Latin-1), whose
+// one "Genève" among hundreds of ø, å and æ tied with ISO-8859-4's "Genečve"
+// while the rare charsets' prior was 8 bits, and the file was refused.
+func TestLegacyStagedExactly(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("1793\n")
+	words := []string{"A-lagsnivå", "A-lagstrøye", "A-prøve", "A-språk", "A-våpen", "ABC-våpna", "ADB-operatør",
+		"AP-byråd", "Abelvær", "Abildsø", "Aftenposten-redaktør", "Akershus-ordfører", "Akershusområdet", "Akerø",
+		"Algerøy", "Alicanteområdet", "Allmennkringkastingsråd", "Alsvåg", "Altaområdet", "Alvøy", "Ambjørg",
+		"Andabeløy", "Andenæs", "Andesplatået", "Andfiskå", "André", "Andøy", "Angeltrøa", "Ankerløkken",
+		"Apalløkka", "Arbeiderparti-byråd", "Arbeidsrettsrådet", "Arnevåg", "Arnøyhamn", "Asbjørn", "Asbjørnson"}
+	for i := range 12 {
+		for _, w := range words {
+			sb.WriteString(w)
+			sb.WriteString([]string{"/CEG\n", "/R\n", "/C\n", "/V\n"}[(i+len(w))%4])
+		}
+		if i == 6 {
+			sb.WriteString("Genève\n")
+		}
+	}
+	text := sb.String()
+	res, got, err := run(t, encode(t, charmap.ISO8859_1, text))
+	if err != nil || got != text {
+		t.Fatalf("%v, staged as %s: %q", err, res.Encoding, clip(got))
+	}
+}
