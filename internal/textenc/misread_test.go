@@ -33,6 +33,11 @@ func TestLegacyNeverGarbled(t *testing.T) {
 		{"latin-1 maintainer as big5", charmap.ISO8859_1, "Copyright: 2005-2011 Martin-Éric Racine <q-funk@iki.fi>\nLicense: GPL-2+\n"},
 		{"latin-1 changelog as windows-1256", charmap.ISO8859_1, changelog},
 		{"estonian affixes as windows-1251", charmap.ISO8859_15, estonianAffixes()},
+		{"polish names in iso-8859-2", charmap.ISO8859_2, english +
+			"Copyright: 1999, Sami Kerola and Janne Riihijärvi\n           1996 - 2000, Marek Michałkiewicz\n" +
+			"           2000 - 2006, Tomasz Kłoczko\n           2007 - 2013, Nicolas François\n" + english +
+			"Files: lib/*\nCopyright: 1999 - 2000, Marek Michałkiewicz\n           2002 - 2006, Tomasz Kłoczko\n" +
+			"           2007 - 2013, Nicolas François\n           2007-2009, Nicolas François\n" + english},
 		{"japanese line in shift_jis", japanese.ShiftJIS, ".SH 名前\n"},
 		{"japanese line in euc-jp", japanese.EUCJP, ".SH 名前\n"},
 		{"chinese line in big5", traditionalchinese.Big5, ".SH \"總覽 (SYNOPSIS)\"\n"},
@@ -91,9 +96,10 @@ func estonianAffixes() string {
 }
 
 // TestLegacyStagedExactly holds legacy text that must be staged, not only
-// not garbled: hunspell's Norwegian dictionary (nb_NO.dic, Latin-1), whose
-// one "Genève" among hundreds of ø, å and æ tied with ISO-8859-4's "Genečve"
-// while the rare charsets' prior was 8 bits, and the file was refused.
+// not garbled. Both were refused: hunspell's Norwegian dictionary
+// (nb_NO.dic, Latin-1), whose one "Genève" among hundreds of ø, å and æ
+// tied with ISO-8859-4's "Genečve" while the rare charsets' prior was 8
+// bits; and a changelog whose few accented letters are names.
 func TestLegacyStagedExactly(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("1793\n")
@@ -111,9 +117,20 @@ func TestLegacyStagedExactly(t *testing.T) {
 			sb.WriteString("Genève\n")
 		}
 	}
-	text := sb.String()
-	res, got, err := run(t, encode(t, charmap.ISO8859_1, text))
-	if err != nil || got != text {
-		t.Fatalf("%v, staged as %s: %q", err, res.Encoding, clip(got))
+	english := strings.Repeat("  * Fix the handling of symbolic links in the copy utilities.\n", 20)
+	for name, text := range map[string]string{
+		"norwegian dictionary": sb.String(),
+		// A changelog thanking people by name (Debian's libz3-dev and
+		// libcommons-io-java): five accented letters from four languages,
+		// which no one language model explains.
+		"changelog with names": english + "  * Thanks to Christophe Bué.\n" + english +
+			"  * Patches by Marko Käärämees, Frédéric Rodríguez Castro and François Remy.\n" + english,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, got, err := run(t, encode(t, charmap.ISO8859_1, text))
+			if err != nil || got != text {
+				t.Fatalf("%v, staged as %s: %q", err, res.Encoding, clip(got))
+			}
+		})
 	}
 }

@@ -390,6 +390,14 @@ func bestSingleByte(head []byte, atEOF bool) (charset, float64, error) {
 			continue
 		}
 		p := best.plausibility()
+		if p < minScore && westernLatin[singleByteCharsets[best.charset].name] && best.bytes <= maxNameBytes && lettersOrCommon(text) {
+			// A few accented letters in English text are names from
+			// several languages ("Christophe Bué", "Marko Käärämees",
+			// "Marcos Vinícius"), which no one language model explains;
+			// the letter-by-letter score says whether they sit in Latin
+			// words. Debian's Latin-1 changelogs were refused without it.
+			p = max(p, plausibility(text, profileAny))
+		}
 		if p < minScore {
 			// Improbable in its script, however cheap: Cyrillic letters
 			// inside Latin words cost less, in bits, than the accents of
@@ -428,6 +436,25 @@ func bestSingleByte(head []byte, atEOF bool) (charset, float64, error) {
 		return singleByteCharsets[best.charset], p, nil
 	}
 	return charset{}, 0, ErrUndecodable
+}
+
+// westernLatin are the charsets of Western European text, and
+// maxNameBytes the most non-ASCII bytes a text in one of them may hold for
+// its accented letters to be taken one by one (bestSingleByte).
+var westernLatin = map[string]bool{"windows-1252": true, "iso-8859-1": true, "iso-8859-15": true}
+
+const maxNameBytes = 32
+
+// lettersOrCommon reports text whose every non-ASCII character is a letter
+// or common punctuation: ISO-8859-2's "ł" read as Windows-1252 is "³", a
+// superscript inside a name ("Micha³kiewicz").
+func lettersOrCommon(text string) bool {
+	for _, r := range text {
+		if r >= utf8.RuneSelf && !unicode.IsLetter(r) && !strings.ContainsRune("\u00a0«»–—‘’‚“”„…•·°€©®™§", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // plausibility maps the score onto plausibility()'s 0-1 scale.
