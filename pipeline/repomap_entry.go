@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"encoding/json"
-	"github.com/repoprep/repoprep/internal/instructions"
 	"go/ast"
 	"go/build/constraint"
 	"go/parser"
@@ -19,6 +18,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/repoprep/repoprep/internal/instructions"
 	"github.com/repoprep/repoprep/internal/manifest"
 )
 

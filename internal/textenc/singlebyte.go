@@ -446,11 +446,12 @@ var westernLatin = map[string]bool{"windows-1252": true, "iso-8859-1": true, "is
 const maxNameBytes = 32
 
 // lettersOrCommon reports text whose every non-ASCII character is a letter
-// or common punctuation: ISO-8859-2's "ł" read as Windows-1252 is "³", a
-// superscript inside a name ("Micha³kiewicz").
+// or a symbol the models count as common (symbolCost): ISO-8859-2's "ł"
+// read as Windows-1252 is "³", a superscript inside a name
+// ("Micha³kiewicz").
 func lettersOrCommon(text string) bool {
 	for _, r := range text {
-		if r >= utf8.RuneSelf && !unicode.IsLetter(r) && !strings.ContainsRune("\u00a0«»–—‘’‚“”„…•·°€©®™§", r) {
+		if r >= utf8.RuneSelf && !unicode.IsLetter(r) && symbolCost(r) != costCommonSymbol {
 			return false
 		}
 	}
