@@ -117,7 +117,7 @@ bench-serve: build
 	$(GO) test -run '^$$' -bench 'BuildGoSrc' -benchtime 1x -count 3 ./internal/trigram/
 # A refresh against a full run on a copy of Go's src/ on a tmpfs: each
 # iteration a full run, an unchanged refresh and a one-file-changed refresh,
-# reported as ratios of the full run (issue 15's bars: 0.15 and 0.25).
+# reported as ratios of the full run (docs/refresh.md has the figures).
 bench-refresh:
 	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'RefreshGoSrc' -benchtime $(or $(COUNT),3)x -count 3 -timeout 30m ./pipeline/
 # repoprep run on a real tree (GOROOT/src by default) copied to a tmpfs,
@@ -192,7 +192,7 @@ clean:
 	rm -rf bin dist staging .bench
 
 # Encoding normalization scored on a labeled corpus nobody here wrote
-# (../shared/corpora/chardet-tests, or $REPOPREP_CORPORA): exact / garbled /
+# (chardet's test files under $REPOPREP_CORPORA/chardet-tests): exact / garbled /
 # refused per family and label. Skipped where the corpus is absent.
 bench-encoding:
 	$(GO) test -run '^$$' -bench '^BenchmarkEncodingCorpus$$' -benchtime 1x -v ./pipeline/

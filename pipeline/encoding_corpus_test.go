@@ -26,7 +26,7 @@ import (
 
 // The encoding corpus benchmark (make bench-encoding) runs the whole
 // pipeline over a labeled corpus that nobody here wrote, chardet's test
-// files (../shared/corpora/chardet-tests, never committed), and scores
+// files ($REPOPREP_CORPORA/chardet-tests, never committed), and scores
 // every file against the truth: its bytes decoded with the charset its
 // folder names. A file is exact when the staged text is that truth (after
 // CRLF/CR → LF and BOM removal) or the truth in another vendor's table of
@@ -116,13 +116,12 @@ func labelOf(dir string) (string, bool) {
 	}
 }
 
-// corpusRoot finds ../shared/corpora/NAME beside the repository (or under
-// $REPOPREP_CORPORA), or skips.
+// corpusRoot finds $REPOPREP_CORPORA/NAME, or skips.
 func corpusRoot(tb testing.TB, name string) string {
 	tb.Helper()
 	base := os.Getenv("REPOPREP_CORPORA")
 	if base == "" {
-		base = filepath.Join("..", "..", "shared", "corpora")
+		tb.Skipf("corpus %s: set REPOPREP_CORPORA to the directory holding it", name)
 	}
 	dir := filepath.Join(base, name)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {

@@ -88,8 +88,8 @@ func (nopReporter) Done()             {}
 // DefaultOut is where a run publishes when no OUT is given: one directory
 // per source tree under the user's cache directory,
 // $XDG_CACHE_HOME/repoprep/<name>-<hash> (~/.cache/repoprep/... on Linux),
-// named after the tree and a hash of its real absolute path. SPEC.md says
-// ./staging, inside the tree being scanned: that dirties `git status`, and
+// named after the tree and a hash of its real absolute path. Not
+// ./staging inside the tree being scanned: that dirties `git status`, and
 // puts the lock and the temporary snapshots where the repository's own
 // files live, so a hostile repository could plant names there. Tools of
 // the ecosystem keep such state in the user's cache (go build's GOCACHE,
@@ -140,7 +140,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Workers = runtime.NumCPU()
 	}
 	if o.MaxTextBytes <= 0 {
-		o.MaxTextBytes = 2 << 20 // SPEC.md: 2 MiB
+		o.MaxTextBytes = 2 << 20 // 2 MiB, docs/cli.md
 	}
 	if o.PreviewLines <= 0 {
 		o.PreviewLines = 100

@@ -27,7 +27,7 @@ import (
 	"github.com/repoprep/repoprep/stages"
 )
 
-// A refresh (issue 15): a run whose OUT holds a snapshot made by the same
+// A refresh: a run whose OUT holds a snapshot made by the same
 // build under the same rules and options takes, for each file whose
 // identity (device, inode, size, mtime, ctime from the scan's lstat) has
 // not changed, the previous entry and a copy of its staged text instead of

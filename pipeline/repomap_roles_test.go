@@ -3,7 +3,7 @@ package pipeline
 import "testing"
 
 // TestDirLanguageAndRole: a directory's language and role come from its
-// prose and code together, not from one stray script (issue 13: flask's
+// prose and code together, not from one stray script (flask's
 // docs/ was "Batchfile", arthas's site/ "JavaScript").
 func TestDirLanguageAndRole(t *testing.T) {
 	tests := []struct {

@@ -70,7 +70,7 @@ type mimePrefix struct {
 	class  int
 }
 
-// Categories are the five triage categories, in SPEC.md's order.
+// Categories are the five triage categories, in docs/output.md's order.
 var Categories = []string{"source", "text", "document", "data", "junk"}
 
 // userFile is the shape of a --rules file. Every key is optional.

@@ -24,12 +24,12 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	for _, d := range []string{".git", "node_modules", "__pycache__", ".idea", ".vscode", ".gradle", ".cache"} {
 		if !s.ExcludeDirs[d] {
-			t.Errorf("default exclude dirs lack %s (SPEC.md names it)", d)
+			t.Errorf("default exclude dirs lack %s (docs/triage.md names it)", d)
 		}
 	}
 	for _, d := range []string{"dist", "build", "target"} {
 		if !s.OutputDirs[d] {
-			t.Errorf("default output dirs lack %s (SPEC.md names it)", d)
+			t.Errorf("default output dirs lack %s (docs/triage.md names it)", d)
 		}
 	}
 	for _, m := range []string{"package.json", "Cargo.toml", "pom.xml", "App.csproj", "vite.config.ts"} {

@@ -15,7 +15,7 @@ import (
 
 // sniffBytes is how much of each file classify reads. mimetype's default of
 // 4 KiB misses Office Open XML markers that sit further into the ZIP
-// (NOTES.md, mimetype #81/#180); 32 KiB catches them in practice and keeps the
+// (mimetype issues #81 and #180 upstream); 32 KiB catches them in practice and keeps the
 // read bounded however large the file.
 const sniffBytes = 32 << 10
 
@@ -111,7 +111,7 @@ func (e *Env) mimeFitsExt(mt *mimetype.MIME, base string, classMimes []string) b
 		return true
 	}
 	// Formats of one family share a class (OLE .doc/.xls/.ppt, and a
-	// password-protected .docx that sniffs as .doc, NOTES.md).
+	// password-protected .docx that sniffs as .doc, mimetype issue #474).
 	for _, cm := range classMimes {
 		if mt.Is(cm) {
 			return true

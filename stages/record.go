@@ -25,7 +25,7 @@ const (
 
 // Record is one file's trip through the pipeline.
 type Record struct {
-	Path       string     // slash-separated, relative to the input root, escaped per SPEC.md; the manifest key
+	Path       string     // slash-separated, relative to the input root, escaped as docs/output.md says; the manifest key
 	dir        *dirfd.Dir // the directory holding the file; nil for NewRecord's
 	name       string     // OS name in dir (for NewRecord's, the OS path from the root); never written to output
 	Kind       Kind

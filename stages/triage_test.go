@@ -64,7 +64,7 @@ func bulkInserts(n int) string {
 }
 
 // triageCases: Go, Java/Maven, JS/TS, Python, Rust, Ruby and C projects,
-// from the paths issue 13 reported (arthas's core/env/, frp, flask) and
+// from paths real repositories hold (arthas's core/env/, frp, flask) and
 // their neighbours, with the vendored paths that must stay vendored.
 var triageCases = []triageCase{
 	// Go: vendor/ beside go.mod with modules.txt is vendored; generic names are not.
@@ -207,7 +207,7 @@ func triageOne(t *testing.T, env *Env, p string, size int) *Record {
 
 func TestTriageRealisticPaths(t *testing.T) {
 	if len(triageCases) < 60 {
-		t.Fatalf("only %d cases; issue 13 asks for at least 60", len(triageCases))
+		t.Fatalf("only %d cases; the table keeps at least 60", len(triageCases))
 	}
 	_, env := writeCases(t, triageCases)
 	for _, tc := range triageCases {
@@ -319,7 +319,7 @@ category = "source"
 }
 
 // TestUserClassForText: a [[class]] in a rules file decides text
-// extensions too (issue 13: a class for .go changed nothing).
+// extensions too (a class for .go once changed nothing).
 func TestUserClassForText(t *testing.T) {
 	dir, _ := writeCases(t, []triageCase{{"gen/x.go", goFile, "", "", false, ""}})
 	rulesFile := filepath.Join(dir, "rules.toml")

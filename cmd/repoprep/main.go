@@ -19,15 +19,15 @@ import (
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
-// Exit codes, as SPEC.md fixes them, and exitBusy.
+// Exit codes, as docs/cli.md lists them.
 const (
 	exitOK      = 0
 	exitFailed  = 1
 	exitUsage   = 2
 	exitSecrets = 3
-	// exitBusy: another run holds OUT's lock (a SPEC.md addition, which
-	// says 1), so a scheduler can tell "a refresh is still running" from
-	// a failure. 75 is sysexits.h's EX_TEMPFAIL, "try again later".
+	// exitBusy: another run holds OUT's lock, so a scheduler can tell
+	// "a refresh is still running" from a failure. 75 is sysexits.h's
+	// EX_TEMPFAIL, "try again later".
 	exitBusy = 75
 )
 

@@ -42,8 +42,8 @@ func benchTree(b *testing.B) (*manifest.Manifest, fs.FS, []string) {
 	}
 	for p := range 300 {
 		dir := fmt.Sprintf("pkg/p%03d", p)
-		add(dir+"/CLAUDE.md", "# Package\n\n"+prose+"See @../../docs/style.md and @../../docs/testing.md.\nNotes: @NOTES.md\n\n```\n@not-an-import.md\n```\n", true)
-		add(dir+"/NOTES.md", prose, true)
+		add(dir+"/CLAUDE.md", "# Package\n\n"+prose+"See @../../docs/style.md and @../../docs/testing.md.\nNotes: @HACKING.md\n\n```\n@not-an-import.md\n```\n", true)
+		add(dir+"/HACKING.md", prose, true)
 		m.Files = append(m.Files, manifest.Entry{Path: dir + "/AGENTS.md", Category: "junk", Reason: "symlink", LinkTarget: "CLAUDE.md"})
 		for f := range 60 {
 			add(fmt.Sprintf("%s/f%02d.go", dir, f), "package p\n", false)

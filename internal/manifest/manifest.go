@@ -31,7 +31,7 @@ type Manifest struct {
 	Pruned []Pruned `json:"pruned"`
 }
 
-// Entry is one scanned file as SPEC.md's files.json shows it.
+// Entry is one scanned file as docs/output.md's files.json shows it.
 type Entry struct {
 	Path        string `json:"path"`
 	Size        int64  `json:"size"`
@@ -55,8 +55,7 @@ type Entry struct {
 	Error       string `json:"error,omitempty"` // "stage: cause" for unreadable files
 
 	// A document whose text was extracted and staged under its path: the
-	// source format, and the extractor and its version (a SPEC.md
-	// addition, docs/extract.md).
+	// source format, and the extractor and its version (docs/extract.md).
 	ExtractedFrom    string `json:"extracted_from,omitempty"`
 	Extractor        string `json:"extractor,omitempty"`
 	ExtractorVersion string `json:"extractor_version,omitempty"`

@@ -201,7 +201,7 @@ func TestCorpus(t *testing.T) {
 	}
 
 	oursRate := 100 * float64(exact) / float64(len(files))
-	// chardet's ties are broken differently from run to run (NOTES.md), so
+	// chardet's ties are broken differently from run to run (its recognisers tie on short text), so
 	// its rate is measured over several runs and given as a range.
 	lo, hi := 101.0, -1.0
 	for range 5 {

@@ -34,8 +34,8 @@ var (
 )
 
 // multiByteCharsets are always tried on a sample that is not UTF-8, in
-// this order, which is also the tie-break order (GBK ahead, as SPEC.md
-// prefers it). GB18030 decodes all of GBK and is reported as "gbk" unless
+// this order, which is also the tie-break order (GBK ahead, the
+// most common legacy charset in the repositories we read). GB18030 decodes all of GBK and is reported as "gbk" unless
 // a four-byte sequence shows up (normalize.go). The single-byte charsets
 // (singlebyte.go) are scored apart, by language models, and compared with
 // the best of these.
@@ -71,7 +71,7 @@ const (
 	// the best single-byte reading must be than the other family's best,
 	// when both read the sample as text.
 	minFamilyMargin = 0.25
-	// chardetSampleBytes is what chardet reads anyway (NOTES.md).
+	// chardetSampleBytes is what chardet reads anyway: its first 8 KiB.
 	chardetSampleBytes = 8 << 10
 )
 
@@ -229,7 +229,7 @@ const widePrefixBytes = 1024
 
 // chardetBonus runs chardet on the sample and returns its confidence per
 // charset name of ours. chardet breaks confidence ties between recognisers
-// differently from run to run (NOTES.md), but the confidences themselves are
+// differently from run to run (its recognisers tie on short text), but the confidences themselves are
 // a function of the bytes: keyed by name, they are deterministic.
 func chardetBonus(head []byte) map[string]int {
 	results, err := chardet.NewTextDetector().DetectAll(head[:min(len(head), chardetSampleBytes)])

@@ -88,7 +88,8 @@ func normalizeCounting(src io.Reader, dst io.Writer, countTokens bool) (Result, 
 	return res, err
 }
 
-// normalize runs the decision order of SPEC.md on br and streams into out.
+// normalize runs the decision order docs/encoding.md describes on br and
+// streams into out.
 func normalize(br *bufio.Reader, out *sink, res *Result) error {
 	head, atEOF, err := peek(br)
 	if err != nil || len(head) == 0 {
