@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Audit is the end-of-run summary an engineer auditing a repository reads:
@@ -122,7 +122,7 @@ const (
 
 // BuildAudit summarizes a manifest, the secret findings per rule and the
 // stage timings. It is deterministic: ties are broken by name.
-func BuildAudit(m *manifest.Manifest, secretsByRule map[string]SecretCount, stages []StageTime) Audit {
+func BuildAudit(m *snapshot.Manifest, secretsByRule map[string]SecretCount, stages []StageTime) Audit {
 	a := Audit{Pruned: len(m.Pruned), Stages: stages}
 	cats := map[string]*AuditCount{}
 	reasons := map[string]*AuditCount{}
@@ -172,7 +172,7 @@ func BuildAudit(m *manifest.Manifest, secretsByRule map[string]SecretCount, stag
 		switch {
 		case e.ExtractedFrom != "" && e.Staged:
 			add(docsOut, e.ExtractedFrom, e.Size)
-		case strings.HasPrefix(e.Error, "extract: "):
+		case strings.HasPrefix(e.Err, "extract: "):
 			add(docsLeft, e.Reason, e.Size)
 		}
 		if e.DuplicateOf != "" {

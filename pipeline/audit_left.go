@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -47,7 +47,7 @@ type leftOut struct {
 	bytes int64
 }
 
-func (l *leftOut) add(e *manifest.Entry) {
+func (l *leftOut) add(e *snapshot.Entry) {
 	if e.Staged || e.DuplicateOf != "" {
 		return
 	}

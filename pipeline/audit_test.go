@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 	stagespkg "github.com/repoprep/repoprep/stages"
 )
 
-func countStaged(m *manifest.Manifest) int {
+func countStaged(m *snapshot.Manifest) int {
 	n := 0
 	for _, e := range m.Files {
 		if e.Staged || e.DuplicateOf != "" {
@@ -23,8 +23,8 @@ func countStaged(m *manifest.Manifest) int {
 	return n
 }
 
-func auditFixture() *manifest.Manifest {
-	return newManifest([]manifest.Entry{
+func auditFixture() *snapshot.Manifest {
+	return newManifest([]snapshot.Entry{
 		{Path: "README.md", Size: 1200, Category: "text", Encoding: "utf-8", Staged: true, Tokens: 300, Lines: 40},
 		{Path: "cmd/app/main.go", Size: 800, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 250, Lines: 30},
 		{Path: "internal/db/db.go", Size: 3000, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 900, Lines: 120},
@@ -37,7 +37,7 @@ func auditFixture() *manifest.Manifest {
 		{Path: "backup/notes.txt", Size: 100, Category: "data", Reason: "archive", ExtMismatch: true, Mime: "application/zip"},
 		{Path: "assets/logo.png", Size: 10_000, Category: "junk", Reason: "media"},
 		{Path: "Makefile", Size: 300, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 90, Lines: 12},
-	}, []manifest.Pruned{{Path: ".git", Reason: "excluded-dir"}})
+	}, []snapshot.Pruned{{Path: ".git", Reason: "excluded-dir"}})
 }
 
 func TestBuildAudit(t *testing.T) {
@@ -225,9 +225,9 @@ func TestAuditRenderAligned(t *testing.T) {
 // extension mismatches (30 of them test fixtures), 20 reasons and 18
 // secret rules.
 func manyAudit() Audit {
-	var files []manifest.Entry
+	var files []snapshot.Entry
 	for i := range 40 {
-		e := manifest.Entry{Path: fmt.Sprintf("pkg%02d/file%02d.txt", i%7, i), Size: int64(1000 + i*37%11*100),
+		e := snapshot.Entry{Path: fmt.Sprintf("pkg%02d/file%02d.txt", i%7, i), Size: int64(1000 + i*37%11*100),
 			Category: "data", Reason: fmt.Sprintf("reason-%02d", i%20), Mime: "application/zip", ExtMismatch: true}
 		if i%4 != 0 {
 			e.Path = fmt.Sprintf("pkg%02d/testdata/fixture%02d.crt", i%7, i)
@@ -269,7 +269,7 @@ func TestAuditRenderCaps(t *testing.T) {
 }
 
 func TestMismatchOrder(t *testing.T) {
-	a := BuildAudit(newManifest([]manifest.Entry{
+	a := BuildAudit(newManifest([]snapshot.Entry{
 		{Path: "a/testdata/big.crt", Size: 9000, Test: true, ExtMismatch: true},
 		{Path: "b/small.txt", Size: 10, ExtMismatch: true},
 		{Path: "c/big.txt", Size: 500, ExtMismatch: true},

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // What reading the snapshot costs an agent: the o200k tokens of the staged
@@ -34,7 +34,7 @@ const (
 )
 
 // addTokens fills the token totals from the staged entries of m.
-func (a *Audit) addTokens(m *manifest.Manifest) {
+func (a *Audit) addTokens(m *snapshot.Manifest) {
 	cats, dirs := map[string]*AuditTokens{}, map[string]*AuditTokens{}
 	add := func(byName map[string]*AuditTokens, name string, tokens int) {
 		c := byName[name]

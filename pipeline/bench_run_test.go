@@ -9,8 +9,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/zeebo/blake3"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // benchTree is the tree BenchmarkRun reads: REPOPREP_BENCH_TREE, or a copy

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // TestDocumentsExtracted runs the pipeline over a tree of documents: each
@@ -45,7 +45,7 @@ func TestDocumentsExtracted(t *testing.T) {
 	writeFiles(t, src, files)
 	out := filepath.Join(t.TempDir(), "out")
 	res := runFixture(t, src, out, func(o *Options) { o.MaxTextBytes = 1 << 20 })
-	byPath := map[string]manifest.Entry{}
+	byPath := map[string]snapshot.Entry{}
 	for _, e := range res.Manifest.Files {
 		byPath[e.Path] = e
 	}
@@ -56,7 +56,7 @@ func TestDocumentsExtracted(t *testing.T) {
 	for p, format := range extracted {
 		e := byPath[p]
 		if !e.Staged || e.Category != "document" || e.ExtractedFrom != format || e.Extractor == "" || e.ExtractorVersion == "" ||
-			e.Encoding != "utf-8" || e.Lines == 0 || e.Tokens == 0 || e.Hash == "" || e.Error != "" {
+			e.Encoding != "utf-8" || e.Lines == 0 || e.Tokens == 0 || e.Hash == "" || e.Err != "" {
 			t.Errorf("%s: %+v", p, e)
 		}
 		text, err := os.ReadFile(filepath.Join(out, "tree", p))
@@ -76,11 +76,11 @@ func TestDocumentsExtracted(t *testing.T) {
 	refused := map[string]string{"docs/locked.odt": "encrypted", "docs/broken.docx": "unreadable", "docs/bomb.docx": "over-limit", "docs/garbled.docx": "mojibake"}
 	for p, reason := range refused {
 		e := byPath[p]
-		if e.Staged || e.Category != "document" || e.Reason != reason || !strings.HasPrefix(e.Error, "extract: ") || e.ExtractedFrom != "" {
+		if e.Staged || e.Category != "document" || e.Reason != reason || !strings.HasPrefix(e.Err, "extract: ") || e.ExtractedFrom != "" {
 			t.Errorf("%s: %+v, want refused %s", p, e, reason)
 		}
 	}
-	if e := byPath["legacy/old.doc"]; e.Staged || e.Category != "document" || e.Reason != "office" || e.Error != "" {
+	if e := byPath["legacy/old.doc"]; e.Staged || e.Category != "document" || e.Reason != "office" || e.Err != "" {
 		t.Errorf("legacy .doc: %+v", e)
 	}
 	// No planted value reaches OUT: the document's staged text is redacted.
@@ -113,7 +113,7 @@ func TestDocumentsExtracted(t *testing.T) {
 		!strings.Contains(string(repoMap), "; 4 documents could not be read as text") {
 		t.Errorf("REPO_MAP.md does not mention the documents:\n%s", repoMap)
 	}
-	drifts, err := Verify(t.Context(), out)
+	drifts, err := snapshot.Verify(t.Context(), out)
 	if err != nil || len(drifts) != 0 {
 		t.Errorf("verify: %v %v", drifts, err)
 	}
@@ -131,7 +131,7 @@ func TestDocumentsPDF(t *testing.T) {
 	})
 	out := filepath.Join(t.TempDir(), "out")
 	res := runFixture(t, src, out, nil)
-	byPath := map[string]manifest.Entry{}
+	byPath := map[string]snapshot.Entry{}
 	for _, e := range res.Manifest.Files {
 		byPath[e.Path] = e
 	}
@@ -145,7 +145,7 @@ func TestDocumentsPDF(t *testing.T) {
 	if e := byPath["docs/locked.pdf"]; e.Staged || e.Reason != "encrypted" {
 		t.Errorf("locked.pdf: %+v", e)
 	}
-	if e := byPath["scan/empty.pdf"]; e.Staged || e.Reason != "no-text" || e.Error != "extract: no text in 1 page(s)" {
+	if e := byPath["scan/empty.pdf"]; e.Staged || e.Reason != "no-text" || e.Err != "extract: no text in 1 page(s)" {
 		t.Errorf("empty.pdf: %+v", e)
 	}
 }

@@ -21,7 +21,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/encoding/unicode/utf32"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // The encoding corpus benchmark (make bench-encoding) runs the whole
@@ -170,7 +170,7 @@ func scoreCorpus(tb testing.TB, root, out string) []outcome {
 	if _, err := Run(context.Background(), Options{Root: root, OutDir: out, Secrets: SecretsReport, Version: "bench"}); err != nil {
 		tb.Fatal(err)
 	}
-	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
+	m, err := snapshot.ReadManifest(out)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // TestRefusalsBesideStagedFiles: directories holding both files that
@@ -30,7 +31,7 @@ func TestRefusalsBesideStagedFiles(t *testing.T) {
 	for range 3 {
 		out := filepath.Join(t.TempDir(), "out")
 		res := runFixture(t, src, out, func(o *Options) { o.Workers = 8 })
-		if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) != 0 {
+		if drifts, err := snapshot.Verify(t.Context(), out); err != nil || len(drifts) != 0 {
 			t.Fatalf("verify: %v %v", drifts, err)
 		}
 		if res.Report.Staged != 300 {

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // TestUnreadableFile: a file the user cannot read is recorded with reason
@@ -42,15 +42,15 @@ func TestUnreadableFile(t *testing.T) {
 	if b, err := runAsNobody(t, base, src, out); err != nil {
 		t.Fatalf("run as nobody failed: %v\n%s", err, b)
 	}
-	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
+	m, err := snapshot.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]manifest.Entry{}
+	got := map[string]snapshot.Entry{}
 	for _, e := range m.Files {
 		got[e.Path] = e
 	}
-	if e := got["secret.txt"]; e.Reason != "unreadable" || e.Staged || !strings.Contains(e.Error, "permission denied") {
+	if e := got["secret.txt"]; e.Reason != "unreadable" || e.Staged || !strings.Contains(e.Err, "permission denied") {
 		t.Errorf("secret.txt = %+v, want unreadable with the cause", e)
 	}
 	if e := got["ok.go"]; !e.Staged {

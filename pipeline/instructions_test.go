@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/repoprep/repoprep/internal/instructions"
-	"github.com/repoprep/repoprep/internal/instructions/instructionstest"
+	"github.com/repoprep/repoprep/instructions"
+	"github.com/repoprep/repoprep/instructions/instructionstest"
 )
 
 // TestInstructionsGolden runs the pipeline over a repository made at test

@@ -17,9 +17,9 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/repoprep/repoprep/internal/extract/extracttest"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets/secrettest"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // hardTree builds a tree with every case the one-read loop must treat as
@@ -132,7 +132,7 @@ func TestOneReadMatchesStageByStage(t *testing.T) {
 
 // checkHardTreeCovered fails when the hard tree no longer exercises what
 // it is for, so the comparison cannot pass by testing less.
-func checkHardTreeCovered(t *testing.T, m *manifest.Manifest) {
+func checkHardTreeCovered(t *testing.T, m *snapshot.Manifest) {
 	t.Helper()
 	var streamed, duplicates, redacted, documents, legacy int
 	for _, e := range m.Files {

@@ -5,7 +5,6 @@
 package pipeline
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +14,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strings"
-	"unicode"
+
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Secret handling modes, as --secrets takes them.
@@ -30,7 +29,7 @@ const (
 // Options configures one Run; a zero field means "use the default".
 type Options struct {
 	Root         string // repository to read; never modified
-	OutDir       string // published atomically, and only if every stage succeeds; "" means DefaultOut(Root)
+	OutDir       string // published atomically, and only if every stage succeeds; "" means snapshot.DefaultDir(Root)
 	Workers      int    // pool size per stage; 0 means one per CPU
 	MaxTextBytes int64  // text larger than this is oversize; 0 means 2 MiB
 	PreviewLines int    // preview lines per oversize file; 0 means 100
@@ -85,38 +84,6 @@ func (nopReporter) Stage(string, int) {}
 func (nopReporter) Add(int)           {}
 func (nopReporter) Done()             {}
 
-// DefaultOut is where a run publishes when no OUT is given: one directory
-// per source tree under the user's cache directory,
-// $XDG_CACHE_HOME/repoprep/<name>-<hash> (~/.cache/repoprep/... on Linux),
-// named after the tree and a hash of its real absolute path. Not
-// ./staging inside the tree being scanned: that dirties `git status`, and
-// puts the lock and the temporary snapshots where the repository's own
-// files live, so a hostile repository could plant names there. Tools of
-// the ecosystem keep such state in the user's cache (go build's GOCACHE,
-// pre-commit, golangci-lint).
-func DefaultOut(root string) (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no default output directory (%v); give one with -o", err)
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	abs = realPath(abs)
-	sum := sha256.Sum256([]byte(abs))
-	name := strings.Map(func(r rune) rune {
-		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-') {
-			return r
-		}
-		return '_'
-	}, filepath.Base(abs))
-	if name == "" || name == "." || name == ".." || name == "_" {
-		name = "root"
-	}
-	return filepath.Join(cache, "repoprep", fmt.Sprintf("%s-%x", name, sum[:6])), nil
-}
-
 func (o Options) withDefaults() (Options, error) {
 	if o.Root == "" {
 		o.Root = "."
@@ -129,7 +96,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	if o.OutDir == "" {
-		if o.OutDir, err = DefaultOut(o.Root); err != nil {
+		if o.OutDir, err = snapshot.DefaultDir(o.Root); err != nil {
 			return o, err
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // The publication tests need a second process: one that holds the lock, or
@@ -24,7 +26,6 @@ const (
 	childReady  = "REPOPREP_TEST_CHILD_READY"  // file the child creates once it waits
 	childGo     = "REPOPREP_TEST_CHILD_GO"     // file whose appearance lets a waiting child go on; unset: wait for ever
 	childNoFile = "REPOPREP_TEST_CHILD_NOFILE" // RLIMIT_NOFILE for the run
-	childCrash  = "REPOPREP_TEST_CHILD_CRASH"  // "between-renames": no RENAME_EXCHANGE, SIGKILL after moving OUT aside
 )
 
 func TestMain(m *testing.M) {
@@ -39,10 +40,6 @@ func childRun(src string) int {
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if stage := os.Getenv(childBlock); stage != "" {
 		opts.Progress = blockAt{stage, os.Getenv(childReady), os.Getenv(childGo)}
-	}
-	if os.Getenv(childCrash) == "between-renames" {
-		renameExchange = func(string, string) error { return syscall.EINVAL }
-		afterMoveAside = func() { killSelf(); select {} }
 	}
 	if n, err := strconv.ParseUint(os.Getenv(childNoFile), 10, 64); err == nil {
 		if err := setNoFile(n); err != nil {
@@ -130,7 +127,7 @@ func TestKilledRunLeavesOldSnapshot(t *testing.T) {
 }
 
 // TestSecondRunRefused: while one run holds OUT, another exits with
-// ErrLocked naming the holder, and changes nothing.
+// snapshot.ErrLocked naming the holder, and changes nothing.
 func TestSecondRunRefused(t *testing.T) {
 	src := fixtureTree(t)
 	parent := t.TempDir()
@@ -140,8 +137,8 @@ func TestSecondRunRefused(t *testing.T) {
 	child := startBlockedChild(t, src, out)
 
 	_, err := Run(context.Background(), Options{Root: src, OutDir: out})
-	if !errors.Is(err, ErrLocked) {
-		t.Fatalf("second run: err = %v, want ErrLocked", err)
+	if !errors.Is(err, snapshot.ErrLocked) {
+		t.Fatalf("second run: err = %v, want snapshot.ErrLocked", err)
 	}
 	if want := "pid " + strconv.Itoa(child.Process.Pid); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name the holder (%s)", err, want)
@@ -151,50 +148,5 @@ func TestSecondRunRefused(t *testing.T) {
 	}
 	if treeState(t, out) != before {
 		t.Fatal("the refused run changed the snapshot")
-	}
-}
-
-// TestRemoveOwnTreeStaysInside: removing a snapshot removes all of it,
-// deep and wide, on several goroutines, and nothing a symlink inside it
-// points to, whichever level the link sits at; a read-only level is made
-// writable first.
-func TestRemoveOwnTreeStaysInside(t *testing.T) {
-	must := func(t *testing.T, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir := t.TempDir()
-	outside := filepath.Join(dir, "outside")
-	snap := filepath.Join(dir, "snap")
-	files := map[string]string{"keep/a.txt": "a", "keep/sub/b.txt": "b"}
-	for i := range 20 {
-		files[fmt.Sprintf("tree/d%d/e%d/f/g/h.txt", i, i)] = "x"
-		files[fmt.Sprintf("tree/d%d/top.txt", i)] = "y"
-	}
-	for name, text := range files {
-		root := snap
-		if strings.HasPrefix(name, "keep/") {
-			root = outside
-		}
-		p := filepath.Join(root, filepath.FromSlash(name))
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-	for _, link := range []string{"l1", "tree/l2", "tree/d0/l3", "tree/d0/e0/l4", "tree/d1/e1/f/l5"} {
-		must(t, os.Symlink(filepath.Join(outside, "keep"), filepath.Join(snap, link)))
-	}
-	must(t, os.Chmod(filepath.Join(snap, "tree/d2/e2"), 0o555))
-	if err := removeOwnTree(snap); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Lstat(snap); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the snapshot is still there: %v", err)
-	}
-	for _, name := range []string{"keep/a.txt", "keep/sub/b.txt"} {
-		if _, err := os.Stat(filepath.Join(outside, name)); err != nil {
-			t.Errorf("%s, outside the snapshot, is gone: %v", name, err)
-		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // grepOut fails the test for every file under out holding one of the values.
@@ -64,7 +64,7 @@ func TestEveryCopyMasked(t *testing.T) {
 			t.Errorf("%s: its copy of a caught value is not a finding (%v)", p, perPath)
 		}
 	}
-	if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) != 0 {
+	if drifts, err := snapshot.Verify(t.Context(), out); err != nil || len(drifts) != 0 {
 		t.Errorf("verify: %v %v", drifts, err)
 	}
 }
@@ -153,7 +153,7 @@ func TestSecretInName(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	res := runFixture(t, src, out, nil)
 	grepOut(t, out, map[string]string{"key id": akid, "github token": gh})
-	var named, linked *manifest.Entry
+	var named, linked *snapshot.Entry
 	for i, e := range res.Manifest.Files {
 		switch {
 		case strings.HasPrefix(e.Path, "backups/backup-"):
@@ -187,7 +187,7 @@ func TestSecretInName(t *testing.T) {
 	if _, ok := lines["notes.md"]; !ok {
 		t.Errorf("the key's copy in notes.md is not a finding: %v", lines)
 	}
-	if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) != 0 {
+	if drifts, err := snapshot.Verify(t.Context(), out); err != nil || len(drifts) != 0 {
 		t.Errorf("verify: %v %v", drifts, err)
 	}
 }

@@ -23,7 +23,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/dedup"
 	"github.com/repoprep/repoprep/internal/dirfd"
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -112,7 +112,7 @@ type refreshState struct {
 	// Manifest is what that files.json holds (it hashes to FilesJSON):
 	// a refresh takes its entries from here instead of parsing the JSON,
 	// and copies files.json when its own manifest comes out the same.
-	Manifest *manifest.Manifest
+	Manifest *snapshot.Manifest
 	// Findings is what secrets.json lists (masked matches and
 	// fingerprints, never a value): a refresh that finds every file as it
 	// was, those with findings included, publishes them again
@@ -208,7 +208,7 @@ func refreshKey(o Options, rulesDigest string, sec stages.SecretOptions, keys re
 	h := blake3.New()
 	fmt.Fprintf(h, "repoprep refresh v1\nversion %q\nbuild %s\nrules %s\n", o.Version, build, rulesDigest)
 	fmt.Fprintf(h, "secrets %q\npii %q\nmax-text-bytes %d\npreview-lines %d\nno-ignore %t\n", o.Secrets, o.PII, o.MaxTextBytes, o.PreviewLines, o.NoIgnore)
-	fmt.Fprintf(h, "root %q\nfingerprint key %x\n", realPath(o.Root), keys.id)
+	fmt.Fprintf(h, "root %q\nfingerprint key %x\n", snapshot.RealPath(o.Root), keys.id)
 	baseline := make([]string, 0, len(sec.Baseline))
 	for fp := range sec.Baseline {
 		baseline = append(baseline, fp)
@@ -237,14 +237,14 @@ type prior struct {
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
-	manifest           *manifest.Manifest // what files.json holds
+	manifest           *snapshot.Manifest // what files.json holds
 	valueList          []string           // the state's Values, in its order
 	findings           []PathFinding      // what secrets.json lists
 	// replayed: nothing changed, the files with findings included, and
 	// their previous entries, copies and findings were taken (split).
 	replayed bool
 	files    map[string]*stateEntry
-	entries  map[string]*manifest.Entry
+	entries  map[string]*snapshot.Entry
 }
 
 func (p *prior) close() {
@@ -297,7 +297,7 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	p := &prior{
 		out: out, tree: tree, treeDir: treeDir, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text,
 		filesJSON: st.FilesJSON, repoMap: st.RepoMap, manifest: m, valueList: st.Values, findings: st.Findings,
-		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*manifest.Entry, len(m.Files)),
+		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*snapshot.Entry, len(m.Files)),
 	}
 	if treeDir != nil {
 		p.treeFd = int(treeDir.Fd())
@@ -427,7 +427,7 @@ func writeState(dir string, st *refreshState, macKey []byte) error {
 
 // check says why rec cannot be taken from the previous snapshot, or ""
 // with what to take (the entry, the state).
-func (p *prior) check(env *stages.Env, rec *stages.Record) (string, *manifest.Entry, *stateEntry) {
+func (p *prior) check(env *stages.Env, rec *stages.Record) (string, *snapshot.Entry, *stateEntry) {
 	if rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != "" {
 		return whyScan, nil, nil
 	}

@@ -23,10 +23,10 @@ import (
 	"github.com/repoprep/repoprep/internal/dedup"
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/lineindex"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -59,7 +59,7 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	priors := make([]stages.Prior, len(recs))
 	type finding struct {
 		i  int
-		en *manifest.Entry
+		en *snapshot.Entry
 	}
 	var findings []finding // read again for their findings, unless replayed
 	seen := 0
@@ -229,7 +229,7 @@ type job struct {
 // its previous entry en: from is "" when the entry has no staged text
 // (refused, binary, excluded...), ok false when files.json's hash for it
 // is malformed.
-func (p *prior) placeJob(i int, en *manifest.Entry) (j job, ok bool) {
+func (p *prior) placeJob(i int, en *snapshot.Entry) (j job, ok bool) {
 	from, staged := stages.StagedBytes(en)
 	if !staged {
 		return job{i: i}, true
@@ -500,7 +500,7 @@ type priorLoad struct {
 // parse (the trigram index checks its CRC) and list those paths with
 // those sizes; otherwise ok is false and the caller builds them.
 func (p *prior) copyIndexes(staged []*stages.Record, dir string) (ok bool, err error) {
-	var prev []*manifest.Entry
+	var prev []*snapshot.Entry
 	for _, en := range p.entries {
 		if en.Staged {
 			prev = append(prev, en)
@@ -509,7 +509,7 @@ func (p *prior) copyIndexes(staged []*stages.Record, dir string) (ok bool, err e
 	if len(prev) != len(staged) {
 		return false, nil
 	}
-	slices.SortFunc(prev, func(a, b *manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(prev, func(a, b *snapshot.Entry) int { return strings.Compare(a.Path, b.Path) })
 	var oversize []*stages.Record
 	for i, rec := range staged {
 		if en := prev[i]; en.Path != rec.Path || en.Hash != rec.Hash || en.Oversize != rec.Oversize {

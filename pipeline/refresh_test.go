@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // refreshKey is the fingerprint key of every run here: a refresh needs the
@@ -308,7 +308,7 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 			if tc.both != nil {
 				tc.both(&first)
 			}
-			if res := runOpts(t, first); !slices.ContainsFunc(res.Manifest.Files, func(e manifest.Entry) bool {
+			if res := runOpts(t, first); !slices.ContainsFunc(res.Manifest.Files, func(e snapshot.Entry) bool {
 				return e.Path == "data/huge.txt" && (e.Secrets > 0 || e.Reason == "secret")
 			}) {
 				t.Fatal("data/huge.txt: its secret was not found; the streamed read-again path is not exercised")
@@ -328,7 +328,7 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 			full.OutDir, full.Full = filepath.Join(t.TempDir(), "full"), true
 			runOpts(t, full)
 			sameSnapshot(t, out, full.OutDir)
-			if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) != 0 {
+			if drifts, err := snapshot.Verify(t.Context(), out); err != nil || len(drifts) != 0 {
 				t.Errorf("verify: %v %v", drifts, err)
 			}
 			rf := res.Report.Refresh
@@ -376,16 +376,16 @@ func TestNoLockLeftBehind(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
 	runFixture(t, src, out, nil)
-	if _, err := os.Lstat(lockPath(out)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("after a published run: %s: %v", lockPath(out), err)
+	if _, err := os.Lstat(filepath.Join(parent, ".out.lock")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after a published run: %s: %v", filepath.Join(parent, ".out.lock"), err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Run(ctx, Options{Root: src, OutDir: out}); err == nil {
 		t.Fatal("a cancelled run published")
 	}
-	if _, err := os.Lstat(lockPath(out)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("after a failed run: %s: %v", lockPath(out), err)
+	if _, err := os.Lstat(filepath.Join(parent, ".out.lock")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after a failed run: %s: %v", filepath.Join(parent, ".out.lock"), err)
 	}
 	entries, _ := os.ReadDir(parent)
 	if len(entries) != 1 {
@@ -456,7 +456,7 @@ func TestRefreshReplaysFindings(t *testing.T) {
 					t.Errorf("findings %v, a full run's %v", res.Findings, want.Findings)
 				}
 				sameSnapshot(t, out, full.OutDir)
-				if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) != 0 {
+				if drifts, err := snapshot.Verify(t.Context(), out); err != nil || len(drifts) != 0 {
 					t.Errorf("verify: %v %v", drifts, err)
 				}
 				if mode != SecretsReport {

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/repoprep/repoprep/internal/instructions"
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/instructions"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // RepoMapOptions configures RepoMap; the zero value renders from the
@@ -56,7 +56,7 @@ var mapLevels = []mapCaps{
 // The same manifest and tree always give the same bytes, and the result is
 // under opts.TokenLimit o200k tokens for any manifest: lists are ranked and
 // collapsed ("and 12 more"), never cut mid-sentence.
-func RepoMap(m *manifest.Manifest, opts RepoMapOptions) []byte {
+func RepoMap(m *snapshot.Manifest, opts RepoMapOptions) []byte {
 	limit := opts.TokenLimit
 	if limit <= 0 {
 		limit = defaultMapTokens
@@ -138,14 +138,14 @@ type mapFacts struct {
 	tokens                          mapTokens
 }
 
-func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
+func gatherMapFacts(m *snapshot.Manifest, opts RepoMapOptions) *mapFacts {
 	f := &mapFacts{name: opts.Name}
 	dirs := map[string]*mapDir{}
 	langLines := map[string]int{}
 	testPatterns := map[string]int{}
 	testDirs := map[string]map[string]int{} // dir name → dir path → files
 	left := map[string]map[string]int{}     // category → reason → files
-	var entries []*manifest.Entry           // staged, for entry point detection
+	var entries []*snapshot.Entry           // staged, for entry point detection
 	documents := map[string]int{}           // format → staged documents
 
 	var resolver *instructions.Resolver // made on the first unstaged instruction file
@@ -163,7 +163,7 @@ func gatherMapFacts(m *manifest.Manifest, opts RepoMapOptions) *mapFacts {
 			f.agents = append(f.agents, readAgentFile(e, opts.Tree, resolve))
 		}
 		if !e.Staged {
-			if strings.HasPrefix(e.Error, "extract: ") {
+			if strings.HasPrefix(e.Err, "extract: ") {
 				f.documentsRefused++
 			}
 			if e.DuplicateOf != "" {
@@ -276,7 +276,7 @@ func mapLanguage(lang string) string {
 // rankPruned names each pruned directory by its path when it is the only
 // one of its name, so a reader sees where it was (`cmd/dist`, not `dist`),
 // and folds names shared by several into one count (`node_modules` ×300).
-func rankPruned(pruned []manifest.Pruned) []mapCount {
+func rankPruned(pruned []snapshot.Pruned) []mapCount {
 	byName := map[string][]string{}
 	for _, p := range pruned {
 		name := path.Base(p.Path)

@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 
-	"github.com/repoprep/repoprep/internal/instructions"
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/instructions"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Entry points, agent instruction files and the project kind: the parts of
@@ -61,7 +61,7 @@ func isAgentFile(p string) bool {
 // staged copy, or in bytes from the manifest when there is none. An
 // unstaged one (AGENTS.md as a symlink to CLAUDE.md, a duplicate) is
 // measured through the staged file resolve finds for it inside the snapshot.
-func readAgentFile(e *manifest.Entry, tree fs.FS, resolve func(string) string) mapAgent {
+func readAgentFile(e *snapshot.Entry, tree fs.FS, resolve func(string) string) mapAgent {
 	a := mapAgent{path: e.Path, chars: int(e.Size), staged: e.Staged, reason: e.Reason}
 	name := e.Path
 	if !e.Staged {
@@ -99,7 +99,7 @@ func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
 // Python project, a Rust crate, a Maven or Gradle project. A Rails or PHP
 // application has a package.json for its assets too: both are named, the
 // npm package last.
-func projectKind(staged []*manifest.Entry, tree fs.FS) string {
+func projectKind(staged []*snapshot.Entry, tree fs.FS) string {
 	var kinds []string
 	npm := ""
 	has := map[string]bool{}
@@ -155,7 +155,7 @@ func projectKind(staged []*manifest.Entry, tree fs.FS) string {
 
 // findEntryPoints collects where a reader would start: Go main packages,
 // main files, package.json scripts, Dockerfiles and Makefile targets.
-func (f *mapFacts) findEntryPoints(staged []*manifest.Entry, dirs map[string]*mapDir, tree fs.FS) {
+func (f *mapFacts) findEntryPoints(staged []*snapshot.Entry, dirs map[string]*mapDir, tree fs.FS) {
 	goFiles := map[string][]string{} // dir → its non-test Go files, in manifest order
 	for _, e := range staged {
 		p := e.Path

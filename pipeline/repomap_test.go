@@ -12,9 +12,9 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // checkGoldenFile compares got with testdata/<dir>/<name>, rewriting it
@@ -27,8 +27,8 @@ func checkGoldenFile(t *testing.T, dir, name string, got []byte) {
 // stagedEntries turns a staged tree into manifest entries the way the
 // pipeline would fill them: category and language from the extension,
 // lines from the content, test from the name.
-func stagedEntries(tree fstest.MapFS) []manifest.Entry {
-	var out []manifest.Entry
+func stagedEntries(tree fstest.MapFS) []snapshot.Entry {
+	var out []snapshot.Entry
 	for p, f := range tree {
 		lines := bytes.Count(f.Data, []byte("\n"))
 		if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
@@ -66,7 +66,7 @@ func stagedEntries(tree fstest.MapFS) []manifest.Entry {
 		_, _, inTestDir := testDir(p)
 		base := path.Base(p)
 		isTest := inTestDir || strings.Contains(base, "_test.") || strings.Contains(base, ".test.") || strings.HasPrefix(base, "test_")
-		out = append(out, manifest.Entry{
+		out = append(out, snapshot.Entry{
 			Path: p, Size: int64(len(f.Data)), Category: cat, Language: lang, Encoding: "utf-8",
 			Lines: lines, Tokens: tokens.Count(string(f.Data)), Test: isTest, Staged: true, Mime: "text/plain; charset=utf-8",
 			Hash: "blake3:" + hashHex(f.Data),
@@ -75,12 +75,12 @@ func stagedEntries(tree fstest.MapFS) []manifest.Entry {
 	return out
 }
 
-func newManifest(files []manifest.Entry, pruned []manifest.Pruned) *manifest.Manifest {
+func newManifest(files []snapshot.Entry, pruned []snapshot.Pruned) *snapshot.Manifest {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return &manifest.Manifest{Schema: manifest.FilesSchema, Files: files, Pruned: pruned}
+	return &snapshot.Manifest{Schema: snapshot.FilesSchema, Files: files, Pruned: pruned}
 }
 
-func goServiceFixture() (*manifest.Manifest, fstest.MapFS) {
+func goServiceFixture() (*snapshot.Manifest, fstest.MapFS) {
 	tree := fstest.MapFS{
 		"go.mod":                               {Data: []byte("module github.com/acme/orders\n\ngo 1.26\n")},
 		"README.md":                            {Data: []byte("# orders\n\nThe order service.\n")},
@@ -131,15 +131,15 @@ func goServiceFixture() (*manifest.Manifest, fstest.MapFS) {
 		}
 	}
 	files = append(files,
-		manifest.Entry{Path: "bin/orders", Size: 9 << 20, Category: "junk", Reason: "executable", Mime: "application/x-elf"},
-		manifest.Entry{Path: "backup/orders.sql.gz", Size: 3 << 20, Category: "data", Reason: "archive", Mime: "application/gzip"},
-		manifest.Entry{Path: "internal/store/testdata/orders-copy.json", Size: 12, Category: "text", Language: "JSON", Test: true, DuplicateOf: "internal/store/testdata/orders.json"},
-		manifest.Entry{Path: "coverage.out", Size: 100, Category: "junk", Reason: "ignored"},
+		snapshot.Entry{Path: "bin/orders", Size: 9 << 20, Category: "junk", Reason: "executable", Mime: "application/x-elf"},
+		snapshot.Entry{Path: "backup/orders.sql.gz", Size: 3 << 20, Category: "data", Reason: "archive", Mime: "application/gzip"},
+		snapshot.Entry{Path: "internal/store/testdata/orders-copy.json", Size: 12, Category: "text", Language: "JSON", Test: true, DuplicateOf: "internal/store/testdata/orders.json"},
+		snapshot.Entry{Path: "coverage.out", Size: 100, Category: "junk", Reason: "ignored"},
 	)
-	return newManifest(files, []manifest.Pruned{{Path: ".git", Reason: "excluded-dir"}, {Path: "vendor", Reason: "excluded-dir"}}), tree
+	return newManifest(files, []snapshot.Pruned{{Path: ".git", Reason: "excluded-dir"}, {Path: "vendor", Reason: "excluded-dir"}}), tree
 }
 
-func jsPythonFixture() (*manifest.Manifest, fstest.MapFS) {
+func jsPythonFixture() (*snapshot.Manifest, fstest.MapFS) {
 	tree := fstest.MapFS{
 		"README.md":                               {Data: []byte("# shop\n")},
 		"docker-compose.yml":                      {Data: []byte("services:\n  web: {}\n  api: {}\n")},
@@ -172,12 +172,12 @@ func jsPythonFixture() (*manifest.Manifest, fstest.MapFS) {
 		"backend/tests/conftest.py":               {Data: []byte("import pytest\n")},
 	}
 	files := append(stagedEntries(tree),
-		manifest.Entry{Path: "frontend/src/assets/hero.png", Size: 200 << 10, Category: "junk", Reason: "media", Mime: "image/png"},
-		manifest.Entry{Path: "frontend/public/vendor.min.js", Size: 90 << 10, Category: "junk", Reason: "minified", Mime: "text/javascript"},
-		manifest.Entry{Path: "backend/db.sqlite3", Size: 6 << 20, Category: "data", Reason: "database", Mime: "application/vnd.sqlite3"},
-		manifest.Entry{Path: "backend/legacy/notes_gbk.txt", Size: 800, Category: "text", Reason: "undecodable"},
+		snapshot.Entry{Path: "frontend/src/assets/hero.png", Size: 200 << 10, Category: "junk", Reason: "media", Mime: "image/png"},
+		snapshot.Entry{Path: "frontend/public/vendor.min.js", Size: 90 << 10, Category: "junk", Reason: "minified", Mime: "text/javascript"},
+		snapshot.Entry{Path: "backend/db.sqlite3", Size: 6 << 20, Category: "data", Reason: "database", Mime: "application/vnd.sqlite3"},
+		snapshot.Entry{Path: "backend/legacy/notes_gbk.txt", Size: 800, Category: "text", Reason: "undecodable"},
 	)
-	return newManifest(files, []manifest.Pruned{
+	return newManifest(files, []snapshot.Pruned{
 		{Path: ".git", Reason: "excluded-dir"},
 		{Path: "frontend/node_modules", Reason: "excluded-dir"},
 		{Path: "frontend/dist", Reason: "excluded-dir"},
@@ -189,7 +189,7 @@ func jsPythonFixture() (*manifest.Manifest, fstest.MapFS) {
 func TestRepoMapGolden(t *testing.T) {
 	tests := []struct {
 		name    string
-		fixture func() (*manifest.Manifest, fstest.MapFS)
+		fixture func() (*snapshot.Manifest, fstest.MapFS)
 		repo    string
 	}{
 		{"go-service", goServiceFixture, "orders"},
@@ -249,10 +249,10 @@ func TestRepoMapFacts(t *testing.T) {
 // synthManifest builds a monorepo-shaped manifest of n files: many
 // top-level directories of uneven size, several languages, tests, junk,
 // duplicates, oversize files and long, deep, non-ASCII paths.
-func synthManifest(n int) *manifest.Manifest {
+func synthManifest(n int) *snapshot.Manifest {
 	langs := []struct{ ext, lang string }{{".go", "Go"}, {".ts", "TypeScript"}, {".py", "Python"}, {".java", "Java"}, {".rs", "Rust"}, {".c", "C"}}
 	tops := []string{"services", "libs", "apps", "tools", "docs", "infra", "third_party", "测试数据目录", strings.Repeat("very-long-directory-name-", 8)}
-	m := &manifest.Manifest{Schema: manifest.FilesSchema}
+	m := &snapshot.Manifest{Schema: snapshot.FilesSchema}
 	for i := range n {
 		top := tops[i%len(tops)]
 		if i%7 == 0 {
@@ -260,7 +260,7 @@ func synthManifest(n int) *manifest.Manifest {
 		}
 		l := langs[i%len(langs)]
 		p := fmt.Sprintf("%s/pkg%d/sub%d/%s/file%d%s", top, i%97, i%13, strings.Repeat("深", i%5), i, l.ext)
-		e := manifest.Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Tokens: (10 + i%400) * 7, Staged: true, Encoding: "utf-8"}
+		e := snapshot.Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Tokens: (10 + i%400) * 7, Staged: true, Encoding: "utf-8"}
 		switch {
 		case i%10 == 0:
 			e.Test = true
@@ -285,7 +285,7 @@ func synthManifest(n int) *manifest.Manifest {
 		m.Files = append(m.Files, e)
 	}
 	for i := range 300 {
-		m.Pruned = append(m.Pruned, manifest.Pruned{Path: fmt.Sprintf("apps/app%d/node_modules", i), Reason: "excluded-dir"})
+		m.Pruned = append(m.Pruned, snapshot.Pruned{Path: fmt.Sprintf("apps/app%d/node_modules", i), Reason: "excluded-dir"})
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	return m
@@ -294,10 +294,10 @@ func synthManifest(n int) *manifest.Manifest {
 func TestRepoMapTokenLimit(t *testing.T) {
 	tests := []struct {
 		name  string
-		m     *manifest.Manifest
+		m     *snapshot.Manifest
 		limit int
 	}{
-		{"empty", &manifest.Manifest{Schema: manifest.FilesSchema}, 0},
+		{"empty", &snapshot.Manifest{Schema: snapshot.FilesSchema}, 0},
 		{"50k files", synthManifest(50_000), 0},
 		{"100k files", synthManifest(100_000), 0},
 		{"50k files, tight limit", synthManifest(50_000), 350},
@@ -344,7 +344,7 @@ func TestRankRootScripts(t *testing.T) {
 // A pruned directory is named by its path when its name is unique, so a
 // reader sees where it was; shared names are counted.
 func TestRankPruned(t *testing.T) {
-	got := rankPruned([]manifest.Pruned{{Path: ".git"}, {Path: "cmd/dist"}, {Path: "a/node_modules"}, {Path: "node_modules"}, {Path: "b/node_modules"}})
+	got := rankPruned([]snapshot.Pruned{{Path: ".git"}, {Path: "cmd/dist"}, {Path: "a/node_modules"}, {Path: "node_modules"}, {Path: "b/node_modules"}})
 	want := []mapCount{{"node_modules", 3}, {".git", 1}, {"cmd/dist", 1}}
 	if !slices.Equal(got, want) {
 		t.Errorf("rankPruned = %v, want %v", got, want)
@@ -442,7 +442,7 @@ func TestProjectKind(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			entries := stagedEntries(tt.tree)
 			sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path }) // as files.json
-			staged := make([]*manifest.Entry, len(entries))
+			staged := make([]*snapshot.Entry, len(entries))
 			for i := range entries {
 				staged[i] = &entries[i]
 			}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // The map's token figures: what reading the staged tree costs and where
@@ -19,7 +19,7 @@ type mapTokens struct {
 	files []AuditTokenFile
 }
 
-func gatherMapTokens(m *manifest.Manifest) mapTokens {
+func gatherMapTokens(m *snapshot.Manifest) mapTokens {
 	var a Audit
 	a.addTokens(m)
 	return mapTokens{total: a.Tokens, dirs: a.TokensByDir, files: a.TopTokenFiles}

@@ -16,10 +16,10 @@ import (
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/rules"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -29,7 +29,7 @@ var ErrBadOptions = errors.New("bad options")
 
 // Result is what a published run hands back to its caller.
 type Result struct {
-	Manifest *manifest.Manifest
+	Manifest *snapshot.Manifest
 	Report   Report
 	Findings []PathFinding // secrets found, one per path holding them
 }
@@ -38,7 +38,7 @@ type Result struct {
 // opts.OutDir. On any error nothing is published and the previous snapshot
 // is left exactly as it was. Nothing outside OUT is written but OUT's
 // parent directories (created if missing), the lock file beside OUT and
-// the temporary snapshots beside it (see outLock).
+// the temporary snapshots beside it (see snapshot.Lock).
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	opts, err := opts.withDefaults()
@@ -48,7 +48,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.GCPercent != 0 {
 		defer debug.SetGCPercent(debug.SetGCPercent(opts.GCPercent))
 	}
-	if err := checkPaths(opts.Root, opts.OutDir); err != nil {
+	if err := snapshot.CheckTarget(opts.Root, opts.OutDir); err != nil {
 		return nil, badOptions(err)
 	}
 	// A run that cannot reuse a snapshot counts every file: build the
@@ -56,7 +56,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// the per-file loop puts counts off) from here on, while the rules
 	// load, the refresh key is taken and the tree is scanned. A refresh
 	// builds them only if it counts (readFiles).
-	warmed := opts.Full || !holdsSnapshot(opts.OutDir)
+	warmed := opts.Full || !snapshot.Exists(opts.OutDir)
 	if warmed {
 		go tokens.Warm()
 	}
@@ -81,15 +81,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		// build's: read everything, and write no state.
 		refresh.Previous, refresh.Detail = previousState, err.Error()
 	}
-	lock, err := acquireLock(opts.OutDir, opts.Logger)
+	lock, err := snapshot.Acquire(opts.OutDir, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
-	left, err := lock.recover()
-	if err != nil {
-		return nil, err
-	}
+	defer lock.Release()
 	// The previous snapshot is read while the scan runs.
 	load := &priorLoad{done: make(chan struct{})}
 	switch {
@@ -108,115 +104,22 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		<-load.done
 		load.p.close()
 	}()
-	tmp, err := os.MkdirTemp(filepath.Dir(opts.OutDir), filepath.Base(tmpPrefix(opts.OutDir))+"*")
+	out, err := lock.Begin()
 	if err != nil {
 		return nil, err
 	}
-	published := false
-	defer func() {
-		if !published {
-			if err := removeOwnTree(tmp); err == nil {
-				lock.forget(filepath.Base(tmp))
-			}
-		}
-	}()
-	tmpID, err := dirID(tmp)
-	if err != nil {
-		return nil, err
-	}
-	if err := lock.record(journalEntry{"tmp", filepath.Base(tmp), tmpID}); err != nil {
-		return nil, err
-	}
+	defer out.Discard()
 	// What the scan passes over, by identity, when OUT lies inside SRC.
-	skip := map[dirfd.ID]bool{lock.id: true, tmpID: true}
-	for _, id := range left {
-		skip[id] = true
-	}
-	if id, err := dirID(opts.OutDir); err == nil {
-		skip[id] = true
-	}
-	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, tmp: tmp, start: start, skip: skip, load: load, refresh: refresh, keys: keys, warmed: warmed}
+	skip := lock.Skip()
+	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, out: out, tmp: out.Dir(), start: start, skip: skip, load: load, refresh: refresh, keys: keys, warmed: warmed}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// MkdirTemp makes 0700; the snapshot is for readers (a server, agents).
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	if err := out.Publish(); err != nil {
 		return nil, err
-	}
-	if err := lock.check(); err != nil {
-		return nil, err
-	}
-	old, err := publish(tmp, opts.OutDir, lock)
-	if err != nil {
-		return nil, err
-	}
-	published = true
-	if old != "" {
-		if err := removeOwnTree(old); err != nil {
-			// The journal keeps it; the next run tries again and skips it.
-			opts.Logger.Warn("remove previous snapshot", "path", old, "err", err)
-		} else {
-			lock.forget(filepath.Base(tmp))
-			lock.forget(filepath.Base(tmp) + ".old")
-		}
 	}
 	return res, nil
-}
-
-// dirID is the identity of the directory (or anything) at p, unfollowed.
-func dirID(p string) (dirfd.ID, error) {
-	st, err := dirfd.Lstat(p)
-	return st.ID, err
-}
-
-// checkPaths refuses an output that would swallow the input: publishing
-// swaps OUT out of the way, which must never move the source.
-func checkPaths(root, out string) error {
-	info, err := os.Stat(root)
-	if err != nil {
-		return err
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("%s is not a directory", root)
-	}
-	if _, ok := inside(out, root); ok {
-		return fmt.Errorf("output %s contains the input %s", out, root)
-	}
-	return checkReplaceable(out)
-}
-
-// holdsSnapshot reports whether out holds a snapshot a refresh could reuse.
-func holdsSnapshot(out string) bool {
-	_, err := os.Lstat(filepath.Join(out, "files.json"))
-	return err == nil
-}
-
-// checkReplaceable refuses to publish over anything but a previous
-// snapshot or an empty directory: publication swaps OUT out and deletes
-// it, and a mistyped -o must not delete someone's files.
-func checkReplaceable(out string) error {
-	info, err := os.Lstat(out)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("output %s exists and is not a directory", out)
-	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(out, "files.json")); err != nil {
-		return fmt.Errorf("output %s exists and is not a repoprep snapshot (no files.json); refusing to replace it", out)
-	}
-	return nil
 }
 
 // run is one Run's state between the stages.
@@ -226,7 +129,8 @@ type run struct {
 	secrets      stages.SecretOptions
 	scanner      func() (*secrets.Scanner, error) // secrets.Scanner, compiled while the scan runs
 	nameFindings []stages.Finding                 // credentials in paths and link targets, found before dedup
-	tmp          string
+	out          *snapshot.Pending                // the snapshot being built
+	tmp          string                           // out.Dir()
 	start        time.Time
 	skip         map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
 	stages       []stageTime

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,9 +18,11 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 
+	"github.com/zeebo/blake3"
+
 	"github.com/repoprep/repoprep/internal/dirfd"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // fixtureTree builds the small repository the golden tests run on. It is
@@ -130,7 +133,7 @@ func TestRunGolden(t *testing.T) {
 		t.Errorf("OUT mode = %v, %v; want 0755 so readers can open it", info.Mode(), err)
 	}
 	// The staged tree holds exactly the staged entries.
-	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
+	m, err := snapshot.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,4 +351,16 @@ func assertNoLeftovers(t *testing.T, parent string) {
 			t.Errorf("temporary snapshot %s left behind", e.Name())
 		}
 	}
+}
+
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hashHex(data []byte) string {
+	sum := blake3.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

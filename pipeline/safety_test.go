@@ -10,13 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets/secrettest"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // TestLockNeverFollowed: a repository that commits ".staging.lock" as a
@@ -112,70 +111,6 @@ func TestSourceNamesLikeOurs(t *testing.T) {
 	}
 }
 
-// TestPublishWithoutExchange: where the filesystem has no RENAME_EXCHANGE
-// the two-rename fallback publishes, removes the previous snapshot and
-// leaves nothing behind.
-func TestPublishWithoutExchange(t *testing.T) {
-	defer func(f func(string, string) error) { renameExchange = f }(renameExchange)
-	renameExchange = func(string, string) error { return syscall.EINVAL }
-	src := fixtureTree(t)
-	parent := t.TempDir()
-	out := filepath.Join(parent, "out")
-	runFixture(t, src, out, nil)
-	testkit.WriteTree(t, src, map[string]string{"new.go": "package svc\n"})
-	runFixture(t, src, out, nil)
-	if _, err := os.Stat(filepath.Join(out, "tree", "new.go")); err != nil {
-		t.Fatal("the second snapshot was not published")
-	}
-	if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) > 0 {
-		t.Fatalf("verify: %v %v", drifts, err)
-	}
-	assertNoLeftovers(t, parent)
-}
-
-// TestKilledBetweenRenames: without RENAME_EXCHANGE, a run killed after it
-// moved the previous snapshot aside and before it moved the new one in
-// leaves no OUT; the next run puts the previous snapshot back (it does not
-// delete it), so even a next run that fails leaves OUT as it was.
-func TestKilledBetweenRenames(t *testing.T) {
-	src := fixtureTree(t)
-	parent := t.TempDir()
-	out := filepath.Join(parent, "out")
-	runFixture(t, src, out, nil)
-	before := treeState(t, out)
-
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out, childCrash+"=between-renames")
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || !killedHard(exit) {
-		t.Fatalf("child: %v, want killed by SIGKILL between the renames", err)
-	}
-	if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("OUT after the crash: %v; the crash was not between the renames", err)
-	}
-	aside, _ := filepath.Glob(filepath.Join(parent, ".out.tmp-*.old"))
-	if len(aside) != 1 {
-		t.Fatalf("previous snapshot not found aside: %v", aside)
-	}
-
-	// The next run restores OUT before anything else; cancelled at once,
-	// it leaves the restored snapshot as it was.
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err = Run(ctx, Options{Root: src, OutDir: out, Progress: cancelAt{"scan", cancel}})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if _, err := os.Lstat(out); err != nil {
-		t.Fatalf("the previous snapshot was not restored: %v", err)
-	}
-	if treeState(t, out) != before {
-		t.Fatal("the restored snapshot differs from the one the killed run moved aside")
-	}
-	runFixture(t, src, out, nil)
-	assertNoLeftovers(t, parent)
-}
-
 // TestLockUnlinkedMidRun: a lock file unlinked while a run holds it lets a
 // second run take a new lock, but the second run never touches the first
 // one's temporary snapshot, and the first one, finding its lock gone,
@@ -200,7 +135,7 @@ func TestLockUnlinkedMidRun(t *testing.T) {
 		t.Fatalf("temporary snapshots: %v, want the first run's", firstTmp)
 	}
 
-	noErr(t, os.Remove(lockPath(out)))
+	noErr(t, os.Remove(filepath.Join(filepath.Dir(out), ".out.lock")))
 	testkit.WriteTree(t, src, map[string]string{"second.go": "package svc\n"})
 	runFixture(t, src, out, nil) // a new lock file: it gets in
 	if _, err := os.Stat(firstTmp[0]); err != nil {
@@ -269,7 +204,7 @@ func TestFdStarvedRun(t *testing.T) {
 			t.Logf("nofile=%d: failed, nothing published: %s", limit, strings.TrimSpace(stderr.String()))
 			continue
 		}
-		m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
+		m, err := snapshot.ReadManifest(out)
 		noErr(t, err)
 		staged := 0
 		for _, e := range m.Files {
@@ -300,7 +235,7 @@ func TestGrowingFile(t *testing.T) {
 	hook := func() { noErr(t, os.WriteFile(grow, []byte(big), 0o644)) }
 	out := filepath.Join(t.TempDir(), "out")
 	res := runFixture(t, src, out, func(o *Options) { o.Progress = onStage{"files", hook} })
-	var e manifest.Entry
+	var e snapshot.Entry
 	for _, x := range res.Manifest.Files {
 		if x.Path == "docs/growing.txt" {
 			e = x
@@ -309,7 +244,7 @@ func TestGrowingFile(t *testing.T) {
 	if e.Size != int64(len(big)) || !e.Oversize || e.Lines != 200 || !e.Staged {
 		t.Fatalf("grown file = size %d oversize %v lines %d staged %v; want %d, true, 200, true", e.Size, e.Oversize, e.Lines, e.Staged, len(big))
 	}
-	var idx OversizeIndex
+	var idx snapshot.OversizeIndex
 	data, err := os.ReadFile(filepath.Join(out, "oversize.json"))
 	noErr(t, err)
 	noErr(t, json.Unmarshal(data, &idx))
@@ -320,7 +255,7 @@ func TestGrowingFile(t *testing.T) {
 	if !found {
 		t.Errorf("oversize.json does not list the grown file with its size: %+v", idx.Files)
 	}
-	if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) > 0 {
+	if drifts, err := snapshot.Verify(t.Context(), out); err != nil || len(drifts) > 0 {
 		t.Fatalf("verify: %v %v", drifts, err)
 	}
 }
@@ -435,7 +370,7 @@ func TestUnservableNamesUnsafe(t *testing.T) {
 	}
 	testkit.WriteTree(t, src, files)
 	res := runFixture(t, src, filepath.Join(t.TempDir(), "out"), nil)
-	got := map[string]manifest.Entry{}
+	got := map[string]snapshot.Entry{}
 	for _, e := range res.Manifest.Files {
 		got[e.Path] = e
 	}
@@ -468,8 +403,8 @@ func TestDefaultOut(t *testing.T) {
 	}
 	other := filepath.Join(t.TempDir(), "svc")
 	noErr(t, os.Mkdir(other, 0o755))
-	a, _ := DefaultOut(src)
-	b, _ := DefaultOut(other)
+	a, _ := snapshot.DefaultDir(src)
+	b, _ := snapshot.DefaultDir(other)
 	if a == b || a != res.Report.Out {
 		t.Errorf("DefaultOut: %s and %s for two trees named svc; the run used %s", a, b, res.Report.Out)
 	}

@@ -15,13 +15,13 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/repoprep/repoprep/instructions"
 	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
-	"github.com/repoprep/repoprep/internal/instructions"
 	"github.com/repoprep/repoprep/internal/lineindex"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/schema"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -31,10 +31,10 @@ import (
 
 // outputSchemas maps each "schema" value to the Go type written under it.
 var outputSchemas = map[string]reflect.Type{
-	manifest.FilesSchema:    reflect.TypeFor[manifest.Manifest](),
-	manifest.SecretsSchema:  reflect.TypeFor[SecretsFile](),
-	manifest.OversizeSchema: reflect.TypeFor[OversizeIndex](),
-	manifest.ReportSchema:   reflect.TypeFor[Report](),
+	snapshot.FilesSchema:    reflect.TypeFor[snapshot.Manifest](),
+	snapshot.SecretsSchema:  reflect.TypeFor[SecretsFile](),
+	snapshot.OversizeSchema: reflect.TypeFor[snapshot.OversizeIndex](),
+	snapshot.ReportSchema:   reflect.TypeFor[Report](),
 	instructions.Schema:     reflect.TypeFor[instructions.Index](),
 	lineindex.Schema:        reflect.TypeFor[lineindex.Index](),
 	BaselineSchema:          reflect.TypeFor[Baseline](),
@@ -42,10 +42,10 @@ var outputSchemas = map[string]reflect.Type{
 
 // outputFiles maps each file of OUT that has a schema to its value.
 var outputFiles = map[string]string{
-	"files.json":        manifest.FilesSchema,
-	"secrets.json":      manifest.SecretsSchema,
-	"oversize.json":     manifest.OversizeSchema,
-	"report.json":       manifest.ReportSchema,
+	"files.json":        snapshot.FilesSchema,
+	"secrets.json":      snapshot.SecretsSchema,
+	"oversize.json":     snapshot.OversizeSchema,
+	"report.json":       snapshot.ReportSchema,
 	"instructions.json": instructions.Schema,
 	lineindex.FileName:  lineindex.Schema,
 }
@@ -278,7 +278,7 @@ func enumOf(t *testing.T, doc map[string]any, path ...string) []string {
 // TestSchemaEnums: the schemas' enums are the values the code and the
 // rules data produce.
 func TestSchemaEnums(t *testing.T) {
-	files := schemaDoc(t, manifest.FilesSchema)
+	files := schemaDoc(t, snapshot.FilesSchema)
 	if got := enumOf(t, files, "$defs", "category"); !slices.Equal(got, rules.Categories) {
 		t.Errorf("category enum %q, want rules.Categories %q", got, rules.Categories)
 	}
@@ -303,7 +303,7 @@ func TestSchemaEnums(t *testing.T) {
 	if got, want := enumOf(t, files, "$defs", "pruned", "properties", "reason"), []string{"excluded-dir", "ignored", "unreadable", stages.ReasonExcludedByRule}; !slices.Equal(got, want) {
 		t.Errorf("pruned reason enum %q, want %q", got, want)
 	}
-	secretsDoc := schemaDoc(t, manifest.SecretsSchema)
+	secretsDoc := schemaDoc(t, snapshot.SecretsSchema)
 	kinds, sevs := map[string]bool{}, map[string]bool{}
 	for _, r := range rs.Secrets {
 		kinds[r.Kind], sevs[r.Severity] = true, true
@@ -329,7 +329,7 @@ func TestSchemaEnums(t *testing.T) {
 		t.Errorf("agent enum %q, want %q", got, instructions.Agents)
 	}
 	// The report repeats files.json's enums.
-	report := schemaDoc(t, manifest.ReportSchema)
+	report := schemaDoc(t, snapshot.ReportSchema)
 	for _, def := range []string{"category", "reason"} {
 		if a, b := enumOf(t, report, "$defs", def), enumOf(t, files, "$defs", def); !slices.Equal(a, b) {
 			t.Errorf("report.json's %s enum differs from files.json's", def)
@@ -441,7 +441,7 @@ func TestSchemasValidateFixtureRun(t *testing.T) {
 				for _, f := range []struct {
 					name string
 					set  bool
-				}{{"link_target", e.LinkTarget != ""}, {"error", e.Error != ""}, {"extracted_from", e.ExtractedFrom != ""},
+				}{{"link_target", e.LinkTarget != ""}, {"error", e.Err != ""}, {"extracted_from", e.ExtractedFrom != ""},
 					{"duplicate_of", e.DuplicateOf != ""}, {"oversize", e.Oversize}, {"bom", e.BOM}, {"crlf", e.CRLF},
 					{"ext_mismatch", e.ExtMismatch}, {"test", e.Test}, {"secrets", e.Secrets > 0}} {
 					if f.set {
@@ -476,7 +476,7 @@ func TestSchemasValidateFixtureRun(t *testing.T) {
 				}
 			}
 			var baseline bytes.Buffer
-			if err := manifest.EncodeJSON(&baseline, NewBaseline(res.Findings)); err != nil {
+			if err := snapshot.EncodeJSON(&baseline, NewBaseline(res.Findings)); err != nil {
 				t.Fatal(err)
 			}
 			if inst, err := jsonschema.UnmarshalJSON(&baseline); err != nil {
@@ -563,7 +563,7 @@ func TestOutputDocsDescribeSchemas(t *testing.T) {
 	}
 	_, table, _ := strings.Cut(doc, "### Reasons\n")
 	table, _, _ = strings.Cut(table, "\n\n")
-	for _, r := range enumOf(t, schemaDoc(t, manifest.FilesSchema), "$defs", "reason") {
+	for _, r := range enumOf(t, schemaDoc(t, snapshot.FilesSchema), "$defs", "reason") {
 		if r == "" {
 			r = `""` // plain source and text: the row reads | `""` |
 		}

@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/rules"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -76,12 +76,12 @@ func ReadBaseline(r io.Reader) (map[string]bool, error) {
 		for _, fp := range doc.Fingerprints {
 			out[fp] = true
 		}
-	case manifest.SecretsSchema:
+	case snapshot.SecretsSchema:
 		for _, f := range doc.Findings {
 			out[f.Fingerprint] = true
 		}
 	default:
-		return nil, fmt.Errorf("schema %q: want %s or %s", doc.Schema, BaselineSchema, manifest.SecretsSchema)
+		return nil, fmt.Errorf("schema %q: want %s or %s", doc.Schema, BaselineSchema, snapshot.SecretsSchema)
 	}
 	return out, nil
 }
@@ -168,7 +168,7 @@ func toPathFindings(fs []stages.Finding) []PathFinding {
 
 // writeSecrets writes secrets.json and the same findings as SARIF 2.1.0.
 func writeSecrets(dir string, fs []PathFinding, version string) error {
-	if err := writeJSONFile(filepath.Join(dir, "secrets.json"), SecretsFile{Schema: manifest.SecretsSchema, Findings: fs}); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, "secrets.json"), SecretsFile{Schema: snapshot.SecretsSchema, Findings: fs}); err != nil {
 		return err
 	}
 	sarif := make([]secrets.PathFinding, 0, len(fs))

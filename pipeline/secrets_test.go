@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // randFrom returns n random characters of alphabet, from crypto/rand: the
@@ -103,7 +103,7 @@ func TestNoSecretReachesOut(t *testing.T) {
 	}
 	// Redaction folds the key block to one line; the duplicate reports the
 	// copy it is served from, not its own pre-redaction counts.
-	entries := map[string]manifest.Entry{}
+	entries := map[string]snapshot.Entry{}
 	for _, e := range res.Manifest.Files {
 		entries[e.Path] = e
 	}
@@ -115,7 +115,7 @@ func TestNoSecretReachesOut(t *testing.T) {
 		t.Errorf("staged copy not redacted:\n%s", staged)
 	}
 	// Verify agrees that the redacted snapshot is whole.
-	drifts, err := Verify(t.Context(), out)
+	drifts, err := snapshot.Verify(t.Context(), out)
 	if err != nil || len(drifts) != 0 {
 		t.Errorf("verify after redaction: %v %v", drifts, err)
 	}
@@ -188,7 +188,7 @@ func TestSecretModes(t *testing.T) {
 					t.Errorf("duplicate of an excluded file = %+v, want reason secret and no duplicate_of", e)
 				}
 			}
-			if drifts, err := Verify(t.Context(), out); err != nil || len(drifts) != 0 {
+			if drifts, err := snapshot.Verify(t.Context(), out); err != nil || len(drifts) != 0 {
 				t.Errorf("verify: %v %v", drifts, err)
 			}
 			sarif, err := os.ReadFile(filepath.Join(out, "secrets.sarif"))
@@ -208,7 +208,7 @@ func TestDedupAcrossEncodings(t *testing.T) {
 		"zz/same-size-a.txt": "aaaa\n", "zz/same-size-b.txt": "bbbb\n",
 	})
 	res := runFixture(t, src, filepath.Join(t.TempDir(), "out"), nil)
-	byPath := map[string]manifest.Entry{}
+	byPath := map[string]snapshot.Entry{}
 	for _, e := range res.Manifest.Files {
 		byPath[e.Path] = e
 	}

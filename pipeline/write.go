@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -16,30 +15,30 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
 // buildManifest turns the records into files.json's model, sorted by path.
 // It consumes recs: each record is dropped once its entry is made, so the
 // two are not both held for a whole tree.
-func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *manifest.Manifest {
-	m := &manifest.Manifest{Schema: manifest.FilesSchema, Files: make([]manifest.Entry, 0, len(recs)), Pruned: make([]manifest.Pruned, 0, len(pruned))}
+func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *snapshot.Manifest {
+	m := &snapshot.Manifest{Schema: snapshot.FilesSchema, Files: make([]snapshot.Entry, 0, len(recs)), Pruned: make([]snapshot.Pruned, 0, len(pruned))}
 	for i, r := range recs {
 		recs[i] = nil
-		m.Files = append(m.Files, manifest.Entry{
+		m.Files = append(m.Files, snapshot.Entry{
 			Path: r.Path, Size: r.Size, Category: r.Category, Reason: r.Reason,
 			Mime: r.Mime, Language: r.Language, Encoding: r.Encoding, BOM: r.BOM,
 			CRLF: r.CRLF, Lines: r.Lines, Tokens: r.Tokens, Test: r.Test,
 			ExtMismatch: r.ExtMismatch, Staged: r.Staged, Oversize: r.Oversize,
 			DuplicateOf: r.DuplicateOf, Hash: r.Hash, Secrets: r.Secrets,
-			LinkTarget: r.LinkTarget, Error: r.Err,
+			LinkTarget: r.LinkTarget, Err: r.Err,
 			ExtractedFrom: r.ExtractedFrom, Extractor: r.Extractor, ExtractorVersion: r.ExtractorVersion,
 		})
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	for _, p := range pruned {
-		m.Pruned = append(m.Pruned, manifest.Pruned{Path: p.Path, Reason: p.Reason})
+		m.Pruned = append(m.Pruned, snapshot.Pruned{Path: p.Path, Reason: p.Reason})
 	}
 	return m
 }
@@ -59,7 +58,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	if err := writeFile(filepath.Join(r.tmp, "oversize.json"), func(w *bufio.Writer) error {
 		// A preview reads to the end of a file's first line, however long:
 		// reads stop once the run is cancelled.
-		return WriteOversize(w, m, ctxFS{ctx, tree.FS()}, r.opts.PreviewLines)
+		return snapshot.WriteOversize(w, m, ctxFS{ctx, tree.FS()}, r.opts.PreviewLines)
 	}); err != nil {
 		return err
 	}
@@ -94,7 +93,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 // encoded again: this build encodes one manifest to one sequence of
 // bytes, and the copy must hash to what the state recorded, else m is
 // encoded after all.
-func (r *run) writeFilesJSON(m *manifest.Manifest) (string, error) {
+func (r *run) writeFilesJSON(m *snapshot.Manifest) (string, error) {
 	name := filepath.Join(r.tmp, "files.json")
 	if p := r.prior; p != nil && sameManifest(p.manifest, m) {
 		if ok, err := p.copyOwn("files.json", name, p.filesJSON); ok || err != nil {
@@ -103,12 +102,12 @@ func (r *run) writeFilesJSON(m *manifest.Manifest) (string, error) {
 	}
 	h := blake3.New()
 	err := writeFile(name, func(w *bufio.Writer) error {
-		return manifest.WriteManifest(io.MultiWriter(w, h), m)
+		return snapshot.WriteManifest(io.MultiWriter(w, h), m)
 	})
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
-func sameManifest(a, b *manifest.Manifest) bool {
+func sameManifest(a, b *snapshot.Manifest) bool {
 	return a != nil && b != nil && a.Schema == b.Schema && slices.Equal(a.Files, b.Files) && slices.Equal(a.Pruned, b.Pruned)
 }
 
@@ -140,7 +139,7 @@ func (f ctxFile) Read(p []byte) (int, error) {
 
 func (r *run) report(res *Result) Report {
 	rep := Report{
-		Schema: manifest.ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
+		Schema: snapshot.ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
 		Pruned: len(res.Manifest.Pruned), Stages: r.stageTimes(), Tools: toolVersions(),
@@ -187,34 +186,18 @@ func toolVersions() map[string]string {
 }
 
 func writeJSONFile(name string, v any) error {
-	return writeFile(name, func(w *bufio.Writer) error { return manifest.EncodeJSON(w, v) })
+	return writeFile(name, func(w *bufio.Writer) error { return snapshot.EncodeJSON(w, v) })
 }
 
-// writeFile creates name and fills it through a buffered writer, reporting
-// the first error of writing, flushing or closing (a full disk shows late).
+// writeFile is snapshot.WriteFile.
 func writeFile(name string, fill func(*bufio.Writer) error) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	err = fill(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return snapshot.WriteFile(name, fill)
 }
 
 // recordWrite adds the time spent writing the snapshot's files (report.json
 // aside, which holds the figure) to the write stage, which in the
 // per-file loop also wrote the tree; it counts every entry of files.json.
-func (r *run) recordWrite(took time.Duration, m *manifest.Manifest) {
+func (r *run) recordWrite(took time.Duration, m *snapshot.Manifest) {
 	i := slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == "write" })
 	if i < 0 {
 		r.stages = append(r.stages, stageTime{name: "write"})

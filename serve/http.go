@@ -177,7 +177,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	json.NewEncoder(w).Encode(Health{
-		Status: "ok", FilesJSONHash: sn.listHash, Published: sn.published.UTC().Format(time.RFC3339Nano),
+		Status: "ok", FilesJSONHash: sn.listHash, Published: sn.stamp.Published().UTC().Format(time.RFC3339Nano),
 		Files: len(sn.manifest.Files), Readable: len(sn.readable), SearchIndex: sn.trigrams != nil,
 	})
 }

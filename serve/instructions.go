@@ -12,7 +12,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	instr "github.com/repoprep/repoprep/internal/instructions"
+	instr "github.com/repoprep/repoprep/instructions"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // InstructionsArgs is the instructions tool's input, the same for MCP and
@@ -105,13 +106,13 @@ type instrSet struct {
 
 // loadInstructions reads OUT/instructions.json through the snapshot's own
 // handle, so the index always belongs to the tree it was loaded with.
-func loadInstructions(dir interface{ ReadFile(string) ([]byte, error) }) instrSet {
-	data, err := dir.ReadFile("instructions.json")
+func loadInstructions(snap *snapshot.Snapshot) instrSet {
+	data, err := snap.ReadFile(snapshot.InstructionsJSON)
 	if errors.Is(err, fs.ErrNotExist) {
-		return instrSet{err: fmt.Errorf("%w: this snapshot has no instructions.json (published by an older repoprep); run `repoprep run` again", ErrNotFound)}
+		return instrSet{err: fmt.Errorf("%w: this snapshot has no %s (published by an older repoprep); run `repoprep run` again", ErrNotFound, snapshot.InstructionsJSON)}
 	}
 	if err != nil {
-		return instrSet{err: fmt.Errorf("read instructions.json: %w", err)}
+		return instrSet{err: fmt.Errorf("read %s: %w", snapshot.InstructionsJSON, err)}
 	}
 	idx, err := instr.Parse(data)
 	if err != nil {
@@ -121,7 +122,7 @@ func loadInstructions(dir interface{ ReadFile(string) ([]byte, error) }) instrSe
 }
 
 // instructionsTool is the instructions tool on one pinned snapshot.
-func (s *Server) instructionsTool(ctx context.Context, sn *snapshot, args InstructionsArgs) (answer, error) {
+func (s *Server) instructionsTool(ctx context.Context, sn *view, args InstructionsArgs) (answer, error) {
 	budget, err := s.budget(args.BudgetTokens)
 	if err != nil {
 		return answer{}, err
@@ -165,7 +166,7 @@ func (s *Server) instructionsTool(ctx context.Context, sn *snapshot, args Instru
 // instructionTarget checks the path argument: the root ("" or "."), a path
 // files.json lists, or a directory some listed path lies under. It reuses
 // read_file's checks, so every refusal there is a refusal here.
-func (sn *snapshot) instructionTarget(name string) (string, bool, error) {
+func (sn *view) instructionTarget(name string) (string, bool, error) {
 	if name == "" || name == "." || name == "./" {
 		return "", true, nil
 	}
@@ -184,7 +185,7 @@ func (sn *snapshot) instructionTarget(name string) (string, bool, error) {
 
 // anyListed reports whether match accepts some listed path starting with
 // prefix ("" for any); the paths are sorted, so only that range is tried.
-func (sn *snapshot) anyListed(prefix string, match func(string) bool) bool {
+func (sn *view) anyListed(prefix string, match func(string) bool) bool {
 	i, _ := slices.BinarySearch(sn.paths, prefix)
 	for ; i < len(sn.paths) && strings.HasPrefix(sn.paths[i], prefix); i++ {
 		if match(sn.paths[i]) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	instr "github.com/repoprep/repoprep/internal/instructions"
+	instr "github.com/repoprep/repoprep/instructions"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -23,7 +23,7 @@ const (
 // cut answer can say exactly what to read next.
 type instrRender struct {
 	s       *Server
-	sn      *snapshot
+	sn      *view
 	ctx     context.Context
 	applied []*instr.File
 	shownAt map[string]string // staged text -> the path it was first shown under

@@ -16,11 +16,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	instr "github.com/repoprep/repoprep/internal/instructions"
-	"github.com/repoprep/repoprep/internal/instructions/instructionstest"
-	"github.com/repoprep/repoprep/internal/manifest"
+	instr "github.com/repoprep/repoprep/instructions"
+	"github.com/repoprep/repoprep/instructions/instructionstest"
 	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // publishSource publishes the repository at src as a snapshot at out the
@@ -36,7 +36,7 @@ func publishSource(t testing.TB, src, out string) {
 			ignored[strings.TrimSpace(l)] = true
 		}
 	}
-	m := manifest.Manifest{Schema: manifest.FilesSchema, Files: []manifest.Entry{}, Pruned: []manifest.Pruned{}}
+	m := snapshot.Manifest{Schema: snapshot.FilesSchema, Files: []snapshot.Entry{}, Pruned: []snapshot.Pruned{}}
 	mustDo(t, os.MkdirAll(filepath.Join(out, "tree"), 0o755))
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -50,9 +50,9 @@ func publishSource(t testing.TB, src, out string) {
 			if err != nil {
 				return err
 			}
-			m.Files = append(m.Files, manifest.Entry{Path: rel, Category: "junk", Reason: "symlink", LinkTarget: target})
+			m.Files = append(m.Files, snapshot.Entry{Path: rel, Category: "junk", Reason: "symlink", LinkTarget: target})
 		case ignored[rel]:
-			m.Files = append(m.Files, manifest.Entry{Path: rel, Category: "junk", Reason: "ignored"})
+			m.Files = append(m.Files, snapshot.Entry{Path: rel, Category: "junk", Reason: "ignored"})
 		default:
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -66,12 +66,12 @@ func publishSource(t testing.TB, src, out string) {
 		return nil
 	})
 	mustDo(t, err)
-	slices.SortFunc(m.Files, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(m.Files, func(a, b snapshot.Entry) int { return strings.Compare(a.Path, b.Path) })
 	idx, err := instr.Build(&m, os.DirFS(filepath.Join(out, "tree")))
 	mustDo(t, err)
 	for name, v := range map[string]any{"files.json": &m, "instructions.json": idx} {
 		var buf bytes.Buffer
-		mustDo(t, manifest.EncodeJSON(&buf, v))
+		mustDo(t, snapshot.EncodeJSON(&buf, v))
 		mustDo(t, os.WriteFile(filepath.Join(out, name), buf.Bytes(), 0o644))
 	}
 	mustDo(t, os.WriteFile(filepath.Join(out, "REPO_MAP.md"), []byte("# Repository map\n"), 0o644))
@@ -92,7 +92,7 @@ func instructionsServer(t testing.TB, opts Options) (srv *Server, out, dir strin
 }
 
 func callInstructions(srv *Server, args InstructionsArgs) (string, InstructionsResult, error) {
-	ans, err := srv.call(context.Background(), "test", "instructions", nil, func(ctx context.Context, sn *snapshot) (answer, error) {
+	ans, err := srv.call(context.Background(), "test", "instructions", nil, func(ctx context.Context, sn *view) (answer, error) {
 		return srv.instructionsTool(ctx, sn, args)
 	})
 	if err != nil {
@@ -281,7 +281,7 @@ func TestInstructionsPathsChecked(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || strings.Contains(text, secret) {
 		t.Errorf("swapped CLAUDE.md: %v, %q; want refused", err, text)
 	}
-	if _, err := srv.call(context.Background(), "test", "resource", nil, func(ctx context.Context, sn *snapshot) (answer, error) {
+	if _, err := srv.call(context.Background(), "test", "resource", nil, func(ctx context.Context, sn *view) (answer, error) {
 		return sn.instructionText("CLAUDE.md")
 	}); !errors.Is(err, ErrRefused) {
 		t.Errorf("resource of a swapped CLAUDE.md: %v, want refused", err)

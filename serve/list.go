@@ -41,7 +41,7 @@ var categories = []string{"source", "text", "document", "data", "junk"}
 
 // listFiles is the list_files tool: readable paths (staged files and their
 // duplicates) filtered and paged in path order.
-func (s *Server) listFiles(_ context.Context, sn *snapshot, args ListFilesArgs) (answer, error) {
+func (s *Server) listFiles(_ context.Context, sn *view, args ListFilesArgs) (answer, error) {
 	limit := args.Limit
 	switch {
 	case limit == 0:
@@ -113,7 +113,7 @@ type RepoMapResult struct {
 }
 
 // repoMap is the repo_map tool: REPO_MAP.md as loaded with the snapshot.
-func (s *Server) repoMap(_ context.Context, sn *snapshot) (answer, error) {
+func (s *Server) repoMap(_ context.Context, sn *view) (answer, error) {
 	text := sn.repoMap
 	if text == "" {
 		text = "REPO_MAP.md is missing from this snapshot; use list_files to look around.\n"

@@ -99,7 +99,7 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 				return []slog.Attr{slog.Int("pattern_bytes", len(a.Pattern)), slog.String("path_glob", capLog(a.PathGlob))}
 			}),
 		addTool(s, srv, "repo_map", repoMapDoc, mapSchema, // the text is the answer: no structuredContent
-			func(ctx context.Context, sn *snapshot, _ struct{}) (answer, error) { return s.repoMap(ctx, sn) },
+			func(ctx context.Context, sn *view, _ struct{}) (answer, error) { return s.repoMap(ctx, sn) },
 			func(struct{}) []slog.Attr { return nil }),
 	} {
 		if err != nil {
@@ -115,14 +115,14 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 // addTool registers a tool whose answer is text only: no outputSchema, so no
 // structuredContent either.
 func addTool[In any](s *Server, srv *mcp.Server, name, doc string, schema *jsonschema.Schema,
-	run func(context.Context, *snapshot, In) (answer, error), attrs func(In) []slog.Attr) error {
+	run func(context.Context, *view, In) (answer, error), attrs func(In) []slog.Attr) error {
 	return register(s, srv, name, doc, schema, nil, run, attrs)
 }
 
 // addToolOut registers a tool whose answer also carries Out as
 // structuredContent, announced by an outputSchema inferred from Out.
 func addToolOut[Out, In any](s *Server, srv *mcp.Server, name, doc string, schema *jsonschema.Schema,
-	run func(context.Context, *snapshot, In) (answer, error), attrs func(In) []slog.Attr) error {
+	run func(context.Context, *view, In) (answer, error), attrs func(In) []slog.Attr) error {
 	out, err := jsonschema.For[Out](nil)
 	if err != nil {
 		return fmt.Errorf("%s output schema: %w", name, err)
@@ -134,7 +134,7 @@ func addToolOut[Out, In any](s *Server, srv *mcp.Server, name, doc string, schem
 // with decodeArgs (the SDK's typed AddTool would fill defaults into a nil map
 // and panic on "arguments": null) and both recover a handler's panic.
 func register[In any](s *Server, srv *mcp.Server, name, doc string, input, output *jsonschema.Schema,
-	run func(context.Context, *snapshot, In) (answer, error), attrs func(In) []slog.Attr) error {
+	run func(context.Context, *view, In) (answer, error), attrs func(In) []slog.Attr) error {
 	if _, err := input.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		return fmt.Errorf("%s schema: %w", name, err)
 	}
@@ -146,7 +146,7 @@ func register[In any](s *Server, srv *mcp.Server, name, doc string, input, outpu
 			s.logCall(ctx, via, name, nil, time.Now(), answer{}, err)
 			return answer{}, err
 		}
-		return s.call(ctx, via, name, attrs(in), func(ctx context.Context, sn *snapshot) (answer, error) {
+		return s.call(ctx, via, name, attrs(in), func(ctx context.Context, sn *view) (answer, error) {
 			return run(ctx, sn, in)
 		})
 	}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // ReadFileArgs is read_file's input, the same for MCP and POST /v1/read_file.
@@ -55,7 +55,7 @@ const batchLines = 64
 // fileRead is one file's read in progress, rendered once all are done.
 type fileRead struct {
 	req     FileRequest
-	entry   *manifest.Entry // the canonical (staged) entry
+	entry   *snapshot.Entry // the canonical (staged) entry
 	canon   string
 	ranges  [][2]int
 	asked   bool // ranges came from the caller, not the MaxLines default
@@ -78,7 +78,7 @@ type segment struct {
 }
 
 // readFile is the read_file tool on one pinned snapshot.
-func (s *Server) readFile(ctx context.Context, sn *snapshot, args ReadFileArgs) (answer, error) {
+func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (answer, error) {
 	budget, err := s.budget(args.BudgetTokens)
 	if err != nil {
 		return answer{}, err
@@ -215,7 +215,7 @@ func (s *Server) budget(asked int) (int, error) {
 
 // planRead resolves one request: the path, the merged ranges, the rules on
 // oversize files. It touches only the manifest.
-func (s *Server) planRead(sn *snapshot, req FileRequest) (*fileRead, error) {
+func (s *Server) planRead(sn *view, req FileRequest) (*fileRead, error) {
 	_, canon, err := sn.lookup(req.Path)
 	if err != nil {
 		return nil, err
@@ -269,7 +269,7 @@ func mergeRanges(in [][]int) ([][2]int, error) {
 
 // readOne streams fr's file, keeping the numbered lines of its ranges that
 // fit in room tokens, and returns the tokens they cost.
-func (s *Server) readOne(ctx context.Context, sn *snapshot, fr *fileRead, room int) (int, error) {
+func (s *Server) readOne(ctx context.Context, sn *view, fr *fileRead, room int) (int, error) {
 	f, fi, err := sn.open(fr.canon)
 	if err != nil {
 		return 0, err
@@ -593,7 +593,7 @@ func plural(n int, one, many string) string {
 // ReadFile runs read_file outside MCP and HTTP, as `repoprep read` does:
 // same validation, budget and answer, logged as via "cli".
 func (s *Server) ReadFile(ctx context.Context, args ReadFileArgs) (string, ReadFileResult, error) {
-	ans, err := s.call(ctx, "cli", "read_file", nil, func(ctx context.Context, sn *snapshot) (answer, error) {
+	ans, err := s.call(ctx, "cli", "read_file", nil, func(ctx context.Context, sn *view) (answer, error) {
 		return s.readFile(ctx, sn, args)
 	})
 	if err != nil {

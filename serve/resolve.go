@@ -3,14 +3,13 @@ package serve
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/pathname"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 const (
@@ -40,7 +39,7 @@ func checkName(name string) error {
 
 // lookup checks name and finds the entry that serves it: the staged path to
 // open and, for a duplicate, the path the caller asked for differs from it.
-func (sn *snapshot) lookup(name string) (*manifest.Entry, string, error) {
+func (sn *view) lookup(name string) (*snapshot.Entry, string, error) {
 	if err := checkName(name); err != nil {
 		return nil, "", err
 	}
@@ -68,7 +67,7 @@ func (sn *snapshot) lookup(name string) (*manifest.Entry, string, error) {
 
 // notFound builds the "not found" error with up to three existing paths that
 // look closest. They are offered as suggestions, never served in its place.
-func (sn *snapshot) notFound(name string) error {
+func (sn *view) notFound(name string) error {
 	near := sn.closest(name)
 	if len(near) == 0 {
 		return fmt.Errorf("%w: %s (no similar path; use list_files or search)", ErrNotFound, echo(name))
@@ -78,7 +77,7 @@ func (sn *snapshot) notFound(name string) error {
 
 // closest ranks readable paths by likeness to name: the same base name
 // elsewhere first, then small edit distances over the whole path or the base.
-func (sn *snapshot) closest(name string) []string {
+func (sn *view) closest(name string) []string {
 	type cand struct {
 		path string
 		dist int
@@ -151,41 +150,14 @@ func editDistance(a, b string, limit int) int {
 	return prev[len(b)]
 }
 
-// open opens the staged file rel through the tree's os.Root, which refuses
-// any name that would leave the tree, symlinks included, atomically with the
-// open. On top of that the file must be a regular file with one link, and
-// the same file the pre-open Lstat saw: a symlink or hard link planted into
-// the tree after publication, even one pointing inside it, is refused.
-// O_NONBLOCK keeps a FIFO planted in the tree from blocking the open.
-func (sn *snapshot) open(rel string) (*os.File, os.FileInfo, error) {
-	before, err := sn.tree.Lstat(rel)
-	if err != nil {
-		return nil, nil, err
+// open opens the staged file rel (snapshot.OpenStaged); a copy it refuses
+// is ErrRefused. A copy removed after the open is not the caller's fault:
+// withSnapshot retries on the new snapshot.
+func (sn *view) open(rel string) (*os.File, os.FileInfo, error) {
+	f, fi, err := snapshot.OpenStaged(sn.tree, rel)
+	var unsafe *snapshot.UnsafeError
+	if errors.As(err, &unsafe) {
+		return nil, nil, fmt.Errorf("%w: %s %s", ErrRefused, echo(rel), unsafe.Why)
 	}
-	if !before.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%w: %s is not a regular file in the snapshot (%s)", ErrRefused, echo(rel), before.Mode().Type())
-	}
-	f, err := sn.tree.OpenFile(rel, os.O_RDONLY|openNoBlock, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	switch {
-	case !fi.Mode().IsRegular() || !os.SameFile(before, fi):
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s changed while it was opened (not the regular file files.json lists)", ErrRefused, echo(rel))
-	case linkCount(fi) == 0:
-		// Unlinked after the open: the publisher removed this (old) snapshot.
-		// Not the caller's fault; withSnapshot retries on the new one.
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: removed while being opened: %w", rel, fs.ErrNotExist)
-	case linkCount(fi) != 1:
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s has %d hard links; the snapshot holds single-link files only", ErrRefused, echo(rel), linkCount(fi))
-	}
-	return f, fi, nil
+	return f, fi, err
 }

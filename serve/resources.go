@@ -30,7 +30,7 @@ const (
 type resourceList struct {
 	mu     sync.Mutex
 	srv    *mcp.Server
-	listed *snapshot
+	listed *view
 	uris   map[string]bool
 }
 
@@ -100,7 +100,7 @@ func (rl *resourceList) sync(s *Server) {
 	rl.uris = now
 }
 
-func sizeOf(sn *snapshot, p string) int64 {
+func sizeOf(sn *view, p string) int64 {
 	if e, ok := sn.byPath[p]; ok {
 		return e.Size
 	}
@@ -117,7 +117,7 @@ func instructionURI(p string) string {
 }
 
 func (s *Server) readRepoMapResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	ans, err := s.call(ctx, "mcp", "resource", []slog.Attr{slog.String("uri", req.Params.URI)}, func(ctx context.Context, sn *snapshot) (answer, error) {
+	ans, err := s.call(ctx, "mcp", "resource", []slog.Attr{slog.String("uri", req.Params.URI)}, func(ctx context.Context, sn *view) (answer, error) {
 		return s.repoMap(ctx, sn)
 	})
 	if err != nil {
@@ -140,7 +140,7 @@ func (s *Server) readInstructionResource(ctx context.Context, req *mcp.ReadResou
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	ans, err := s.call(ctx, "mcp", "resource", []slog.Attr{slog.String("uri", uri)}, func(ctx context.Context, sn *snapshot) (answer, error) {
+	ans, err := s.call(ctx, "mcp", "resource", []slog.Attr{slog.String("uri", uri)}, func(ctx context.Context, sn *view) (answer, error) {
 		return sn.instructionText(name)
 	})
 	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrRefused) {
@@ -154,7 +154,7 @@ func (s *Server) readInstructionResource(ctx context.Context, req *mcp.ReadResou
 }
 
 // instructionText reads the staged text of the instruction file at name.
-func (sn *snapshot) instructionText(name string) (answer, error) {
+func (sn *view) instructionText(name string) (answer, error) {
 	if err := checkName(name); err != nil {
 		return answer{}, err
 	}

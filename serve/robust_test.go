@@ -229,7 +229,7 @@ func TestPanicIsRecovered(t *testing.T) {
 	var logBuf bytes.Buffer
 	srv, _ := newTestServer(t, nil, Options{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
 	schema, _ := jsonschema.For[struct{}](nil)
-	if err := addTool(srv, srv.mcp, "boom", "panics", schema, func(context.Context, *snapshot, struct{}) (answer, error) {
+	if err := addTool(srv, srv.mcp, "boom", "panics", schema, func(context.Context, *view, struct{}) (answer, error) {
 		m := nilMap()
 		m["x"] = 1 // nil map: the SDK's default-filling did exactly this
 		return answer{}, nil

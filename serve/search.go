@@ -52,7 +52,7 @@ const maxRegexpInsts = 2000
 // max_results lines first and then by the default token budget. With a
 // trigram index, only the files that can hold a match are opened; the answer
 // is the same either way.
-func (s *Server) search(ctx context.Context, sn *snapshot, args SearchArgs) (answer, error) {
+func (s *Server) search(ctx context.Context, sn *view, args SearchArgs) (answer, error) {
 	maxResults := args.MaxResults
 	switch {
 	case args.Pattern == "":
@@ -216,7 +216,7 @@ type ctxLine struct {
 // file greps one staged file. Output for a file is built, then counted and
 // kept whole or cut at the last line that fits. size is the file's size when
 // the search index was built, or -1.
-func (g *grep) file(sn *snapshot, rel string, size int64) error {
+func (g *grep) file(sn *view, rel string, size int64) error {
 	f, fi, err := sn.open(rel)
 	if err != nil {
 		return err

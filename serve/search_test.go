@@ -14,7 +14,7 @@ import (
 
 func searchText(t testing.TB, srv *Server, args SearchArgs) (string, SearchResult, error) {
 	t.Helper()
-	ans, err := srv.call(context.Background(), "test", "search", nil, func(ctx context.Context, sn *snapshot) (answer, error) {
+	ans, err := srv.call(context.Background(), "test", "search", nil, func(ctx context.Context, sn *view) (answer, error) {
 		return srv.search(ctx, sn, args)
 	})
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Errors callers branch on with errors.Is; the HTTP API maps them to status
@@ -115,8 +115,8 @@ type Server struct {
 
 	reloadMu sync.Mutex // serializes snapshot loads
 	mu       sync.Mutex // guards cur, badID and every snapshot's refs/retired
-	cur      *snapshot
-	badID    snapshotID // last identity that failed to load; not retried until it changes
+	cur      *view
+	badID    snapshot.Stamp // last identity that failed to load; not retried until it changes
 }
 
 // New loads the snapshot at out and registers the MCP tools. It fails when
@@ -130,10 +130,7 @@ func New(out string, opts Options) (*Server, error) {
 		inFlight: make(chan struct{}, opts.MaxInFlight),
 		counter:  newCounter(),
 	}
-	if err := manifest.CheckSnapshot(out); err != nil {
-		return nil, err // a source tree or a mistyped path, said in the user's terms
-	}
-	sn, err := loadSnapshot(out)
+	sn, err := load(out) // a source tree or a mistyped path is said in the user's terms
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +166,7 @@ type answer struct {
 
 // call runs one tool invocation: in-flight slot, timeout, a pinned snapshot,
 // and one access-log line. via names the transport for the log.
-func (s *Server) call(ctx context.Context, via, tool string, attrs []slog.Attr, fn func(context.Context, *snapshot) (answer, error)) (answer, error) {
+func (s *Server) call(ctx context.Context, via, tool string, attrs []slog.Attr, fn func(context.Context, *view) (answer, error)) (answer, error) {
 	start := time.Now()
 	select {
 	case s.inFlight <- struct{}{}:

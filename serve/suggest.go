@@ -77,7 +77,7 @@ func (pg *pathGrams) within(m map[uint32][]int32, q int, s string, limit int) (i
 // suggestionCandidates lists, in path order, the readable entries that may
 // be within limit of name or baseLimit of base: a superset of what
 // closest's edit distances accept, so its answer does not change.
-func (sn *snapshot) suggestionCandidates(name, base string, limit, baseLimit int) []int32 {
+func (sn *view) suggestionCandidates(name, base string, limit, baseLimit int) []int32 {
 	pg := &sn.grams
 	pg.build(sn.readablePaths())
 	b, allB := pg.within(pg.base3, 3, base, baseLimit)
@@ -99,7 +99,7 @@ func (sn *snapshot) suggestionCandidates(name, base string, limit, baseLimit int
 	return slices.Compact(slices.Sorted(slices.Values(append(w, b...))))
 }
 
-func (sn *snapshot) readablePaths() []string {
+func (sn *view) readablePaths() []string {
 	out := make([]string, len(sn.readable))
 	for i, e := range sn.readable {
 		out[i] = e.Path

@@ -70,7 +70,7 @@ func TestClosestMatchesBruteForce(t *testing.T) {
 }
 
 // bruteClosest is closest as it was: every readable path, dynamic program.
-func bruteClosest(sn *snapshot, name string) []string {
+func bruteClosest(sn *view, name string) []string {
 	type cand struct {
 		path string
 		dist int

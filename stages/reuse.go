@@ -6,7 +6,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Identity is what the scan's lstat saw of a file: device, inode, size and
@@ -32,7 +32,7 @@ func (r *Record) Identity() Identity { return r.ident }
 // Prior is what a previous run established about a file whose identity
 // has not changed since, under the same build, rules and options.
 type Prior struct {
-	Entry manifest.Entry // its files.json entry
+	Entry snapshot.Entry // its files.json entry
 	// Sum and Bytes are the BLAKE3-256 and the size of the staged text the
 	// caller placed at the record's tree path (entries staged or
 	// duplicates only).
@@ -84,7 +84,7 @@ func (e *Env) Reuse(rec *Record, p Prior) {
 
 // StagedBytes is what the previous run's staged copy of an entry holds:
 // its own bytes when staged, its canonical copy's when a duplicate.
-func StagedBytes(en *manifest.Entry) (path string, ok bool) {
+func StagedBytes(en *snapshot.Entry) (path string, ok bool) {
 	switch {
 	case en.Staged:
 		return en.Path, true

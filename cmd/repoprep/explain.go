@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // runExplain is `repoprep explain [--src DIR] [--rules FILE] PATH...`: it
@@ -56,7 +56,7 @@ type, the language... SRC's .repoprep.toml and --rules apply as in a run.`,
 		}
 	}
 	if asJSON {
-		if err := manifest.EncodeJSON(stdout, xs); err != nil {
+		if err := snapshot.EncodeJSON(stdout, xs); err != nil {
 			fmt.Fprintf(stderr, "repoprep: %v\n", err)
 			return exitFailed
 		}

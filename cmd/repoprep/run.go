@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 const runAbout = `
@@ -114,14 +114,14 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, pipeline.ErrBadOptions) {
 			return exitUsage
 		}
-		if errors.Is(err, pipeline.ErrLocked) {
+		if errors.Is(err, snapshot.ErrLocked) {
 			return exitBusy
 		}
 		return exitFailed
 	}
 	switch {
 	case asJSON:
-		if err := manifest.EncodeJSON(stdout, res.Report); err != nil {
+		if err := snapshot.EncodeJSON(stdout, res.Report); err != nil {
 			fmt.Fprintf(stderr, "repoprep: %v\n", err)
 			return exitFailed
 		}

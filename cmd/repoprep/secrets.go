@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/pipeline"
 	"github.com/repoprep/repoprep/rules"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // keyEnv, when set, is the fingerprint key itself (a CI secret); otherwise the key file
@@ -108,18 +108,20 @@ findings are no longer reported or failed on; new ones still are.`,
 		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
 		return exitUsage
 	}
-	if err := manifest.CheckSnapshot(fs.Arg(0)); err != nil {
-		fmt.Fprintf(stderr, "repoprep: %v\n", err)
-		return exitFailed
-	}
-	data, err := os.ReadFile(filepath.Join(fs.Arg(0), "secrets.json"))
+	snap, err := snapshot.Open(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		return exitFailed
 	}
+	data, err := snap.ReadFile(snapshot.SecretsJSON)
+	snap.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), snapshot.SecretsJSON), err)
+		return exitFailed
+	}
 	var doc pipeline.SecretsFile
 	if err := json.Unmarshal(data, &doc); err != nil {
-		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), "secrets.json"), err)
+		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), snapshot.SecretsJSON), err)
 		return exitFailed
 	}
 	b, _ := json.MarshalIndent(pipeline.NewBaseline(doc.Findings), "", "  ")

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
-	"github.com/repoprep/repoprep/internal/manifest"
-	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // runVerify is `repoprep verify OUT`: it prints each drift of a published
@@ -28,7 +26,7 @@ files.json. Prints each drift as "path: problem".`,
 		return exitUsage
 	}
 	out := fs.Arg(0)
-	drifts, err := pipeline.Verify(ctx, out)
+	drifts, err := snapshot.Verify(ctx, out)
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		return exitFailed
@@ -41,7 +39,7 @@ files.json. Prints each drift as "path: problem".`,
 		return exitFailed
 	}
 	// Whole, so files.json parses; count what was checked.
-	m, err := manifest.ReadManifest(filepath.Join(out, "files.json"))
+	m, err := snapshot.ReadManifest(out)
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		return exitFailed

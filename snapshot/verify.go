@@ -1,4 +1,4 @@
-package pipeline
+package snapshot
 
 import (
 	"bufio"
@@ -25,7 +25,6 @@ import (
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -46,26 +45,23 @@ func (d Drift) String() string { return d.Path + ": " + d.Problem }
 // report.json must parse, carry their schema and agree with each other.
 // search.index and lines.json must load and list the staged (and staged
 // oversize) files with their sizes.
-// It errs only when outDir cannot be checked at all (manifest.ErrNotSnapshot
+// It errs only when outDir cannot be checked at all (ErrNotSnapshot
 // when it holds no files.json) or ctx is done. Files
 // are hashed by GOMAXPROCS workers, each streaming through a small buffer.
 func Verify(ctx context.Context, outDir string) ([]Drift, error) {
-	if err := manifest.CheckSnapshot(outDir); err != nil {
+	snap, err := Open(outDir)
+	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(outDir)
-	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
-	}
-	defer root.Close()
-	v := &verifier{root: root, previews: map[string]string{}}
+	defer snap.Close()
+	v := &verifier{snap: snap, previews: map[string]string{}}
 
 	m := v.manifest()
 	v.oversize(m)
 	v.sarif(v.secrets(m))
 	v.report()
 	v.indexes(m)
-	v.regularIndex("REPO_MAP.md")
+	v.regularIndex(RepoMapMD)
 	if m != nil {
 		if err := v.tree(ctx, m); err != nil {
 			return nil, err
@@ -82,7 +78,7 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 
 // verifier collects drifts; add is safe for concurrent use.
 type verifier struct {
-	root     *os.Root
+	snap     *Snapshot
 	previews map[string]string // oversize.json's preview by path, checked against the staged file
 	mu       sync.Mutex
 	drifts   []Drift
@@ -98,7 +94,7 @@ func (v *verifier) add(path, format string, args ...any) {
 // recording a drift when it is missing or anything else: a symlink (to
 // /etc/passwd, say), a directory, or a FIFO that would hang its reader.
 func (v *verifier) regularIndex(name string) bool {
-	info, err := v.root.Lstat(name)
+	info, err := v.snap.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		v.add(name, "missing")
@@ -119,7 +115,7 @@ func (v *verifier) readIndex(name string) []byte {
 	if !v.regularIndex(name) {
 		return nil
 	}
-	data, err := v.root.ReadFile(name)
+	data, err := v.snap.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		v.add(name, "missing")
 		return nil
@@ -134,23 +130,23 @@ func (v *verifier) readIndex(name string) []byte {
 // manifest parses files.json and checks that it is sorted, has no repeated
 // path, a hash on every staged entry and a staged canonical copy behind
 // every duplicate. It returns nil when files.json cannot be used at all.
-func (v *verifier) manifest() *manifest.Manifest {
-	data := v.readIndex("files.json")
+func (v *verifier) manifest() *Manifest {
+	data := v.readIndex(FilesJSON)
 	if data == nil {
 		return nil
 	}
-	m, err := manifest.ParseManifest(data)
+	m, err := ParseManifest(data)
 	if err != nil {
-		v.add("files.json", "%v", err)
+		v.add(FilesJSON, "%v", err)
 		return nil
 	}
 	staged := make(map[string]bool, len(m.Files))
 	for i, e := range m.Files {
 		if i > 0 && m.Files[i-1].Path >= e.Path {
 			if m.Files[i-1].Path == e.Path {
-				v.add("files.json", "path %q is listed twice", e.Path)
+				v.add(FilesJSON, "path %q is listed twice", e.Path)
 			} else {
-				v.add("files.json", "not sorted by path at %q", e.Path)
+				v.add(FilesJSON, "not sorted by path at %q", e.Path)
 			}
 		}
 		staged[e.Path] = e.Staged
@@ -158,11 +154,11 @@ func (v *verifier) manifest() *manifest.Manifest {
 	for _, e := range m.Files {
 		switch {
 		case e.Staged && e.DuplicateOf != "":
-			v.add("files.json", "%q is staged and also a duplicate of %q", e.Path, e.DuplicateOf)
+			v.add(FilesJSON, "%q is staged and also a duplicate of %q", e.Path, e.DuplicateOf)
 		case e.DuplicateOf != "" && !staged[e.DuplicateOf]:
-			v.add("files.json", "%q is a duplicate of %q, which is not staged", e.Path, e.DuplicateOf)
+			v.add(FilesJSON, "%q is a duplicate of %q, which is not staged", e.Path, e.DuplicateOf)
 		case e.Staged && e.Hash == "":
-			v.add("files.json", "%q is staged without a hash", e.Path)
+			v.add(FilesJSON, "%q is staged without a hash", e.Path)
 		}
 	}
 	return m
@@ -197,12 +193,12 @@ func (v *verifier) decodeIndex(name, schema string, into any, strict bool) bool 
 
 // oversize checks oversize.json lists exactly the staged oversize entries,
 // with their line counts.
-func (v *verifier) oversize(m *manifest.Manifest) {
+func (v *verifier) oversize(m *Manifest) {
 	var idx OversizeIndex
-	if !v.decodeIndex("oversize.json", manifest.OversizeSchema, &idx, true) || m == nil {
+	if !v.decodeIndex(OversizeJSON, OversizeSchema, &idx, true) || m == nil {
 		return
 	}
-	byPath := make(map[string]*manifest.Entry, len(m.Files))
+	byPath := make(map[string]*Entry, len(m.Files))
 	for i := range m.Files {
 		byPath[m.Files[i].Path] = &m.Files[i]
 	}
@@ -211,20 +207,20 @@ func (v *verifier) oversize(m *manifest.Manifest) {
 		listed[f.Path] = true
 		switch e := byPath[f.Path]; {
 		case e == nil:
-			v.add("oversize.json", "lists %q, which files.json does not", f.Path)
+			v.add(OversizeJSON, "lists %q, which files.json does not", f.Path)
 		case !e.Oversize || !e.Staged:
-			v.add("oversize.json", "lists %q, which files.json does not mark as staged and oversize", f.Path)
+			v.add(OversizeJSON, "lists %q, which files.json does not mark as staged and oversize", f.Path)
 		case f.Lines != e.Lines:
-			v.add("oversize.json", "%q has %d lines, files.json records %d", f.Path, f.Lines, e.Lines)
+			v.add(OversizeJSON, "%q has %d lines, files.json records %d", f.Path, f.Lines, e.Lines)
 		case f.Size != e.Size || f.Encoding != e.Encoding:
-			v.add("oversize.json", "%q has size %d and encoding %q, files.json records %d and %q", f.Path, f.Size, f.Encoding, e.Size, e.Encoding)
+			v.add(OversizeJSON, "%q has size %d and encoding %q, files.json records %d and %q", f.Path, f.Size, f.Encoding, e.Size, e.Encoding)
 		default:
 			v.previews[f.Path] = f.Preview
 		}
 	}
 	for _, e := range m.Files {
 		if e.Oversize && e.Staged && !listed[e.Path] {
-			v.add("oversize.json", "does not list oversize file %q", e.Path)
+			v.add(OversizeJSON, "does not list oversize file %q", e.Path)
 		}
 	}
 }
@@ -243,9 +239,9 @@ type verifySecrets struct {
 // that each entry's secrets count matches its findings.
 // It returns the findings for secrets.sarif's check, nil when secrets.json
 // cannot be used.
-func (v *verifier) secrets(m *manifest.Manifest) *verifySecrets {
+func (v *verifier) secrets(m *Manifest) *verifySecrets {
 	var s verifySecrets
-	if !v.decodeIndex("secrets.json", manifest.SecretsSchema, &s, false) {
+	if !v.decodeIndex(SecretsJSON, SecretsSchema, &s, false) {
 		return nil
 	}
 	if m == nil {
@@ -256,17 +252,17 @@ func (v *verifier) secrets(m *manifest.Manifest) *verifySecrets {
 	for _, f := range s.Findings {
 		byPath[f.Path]++
 		if f.Line < 0 || f.Rule == "" { // line 0: the secret is in the path or link target
-			v.add("secrets.json", "finding in %q lacks a line or a rule", f.Path)
+			v.add(SecretsJSON, "finding in %q lacks a line or a rule", f.Path)
 		}
 	}
 	for _, e := range m.Files {
 		if n := byPath[e.Path]; n != e.Secrets {
-			v.add("secrets.json", "%d findings for %q, files.json records %d", n, e.Path, e.Secrets)
+			v.add(SecretsJSON, "%d findings for %q, files.json records %d", n, e.Path, e.Secrets)
 		}
 		delete(byPath, e.Path)
 	}
 	for _, p := range slices.Sorted(maps.Keys(byPath)) {
-		v.add("secrets.json", "findings for %q, which files.json does not list", p)
+		v.add(SecretsJSON, "findings for %q, which files.json does not list", p)
 	}
 	return &s
 }
@@ -296,17 +292,17 @@ type verifySARIF struct {
 // (s; nil when that could not be read): one result per finding, at the
 // same path, line and rule.
 func (v *verifier) sarif(s *verifySecrets) {
-	data := v.readIndex("secrets.sarif")
+	data := v.readIndex(SecretsSARIF)
 	if data == nil {
 		return
 	}
 	var doc verifySARIF
 	if err := json.Unmarshal(data, &doc); err != nil {
-		v.add("secrets.sarif", "parse: %v", err)
+		v.add(SecretsSARIF, "parse: %v", err)
 		return
 	}
 	if doc.Version != "2.1.0" || len(doc.Runs) != 1 {
-		v.add("secrets.sarif", "want SARIF 2.1.0 with one run, got version %q with %d runs", doc.Version, len(doc.Runs))
+		v.add(SecretsSARIF, "want SARIF 2.1.0 with one run, got version %q with %d runs", doc.Version, len(doc.Runs))
 		return
 	}
 	if s == nil {
@@ -323,25 +319,25 @@ func (v *verifier) sarif(s *verifySecrets) {
 	}
 	for _, r := range doc.Runs[0].Results {
 		if len(r.Locations) != 1 {
-			v.add("secrets.sarif", "a %s result has %d locations, want 1", r.RuleID, len(r.Locations))
+			v.add(SecretsSARIF, "a %s result has %d locations, want 1", r.RuleID, len(r.Locations))
 			continue
 		}
 		loc := r.Locations[0].PhysicalLocation
 		p, err := url.PathUnescape(loc.ArtifactLocation.URI)
 		if err != nil {
-			v.add("secrets.sarif", "result uri %q: %v", loc.ArtifactLocation.URI, err)
+			v.add(SecretsSARIF, "result uri %q: %v", loc.ArtifactLocation.URI, err)
 			continue
 		}
 		k := key{p, r.RuleID, loc.Region.StartLine}
 		if want[k] == 0 {
-			v.add("secrets.sarif", "reports %s at %s:%d, which secrets.json does not", k.rule, k.path, k.line)
+			v.add(SecretsSARIF, "reports %s at %s:%d, which secrets.json does not", k.rule, k.path, k.line)
 			continue
 		}
 		want[k]--
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(want), func(a, b key) int { return strings.Compare(a.path, b.path) }) {
 		if want[k] > 0 {
-			v.add("secrets.sarif", "does not report %s at %s:%d, which secrets.json lists", k.rule, k.path, k.line)
+			v.add(SecretsSARIF, "does not report %s at %s:%d, which secrets.json lists", k.rule, k.path, k.line)
 		}
 	}
 }
@@ -350,7 +346,7 @@ func (v *verifier) sarif(s *verifySecrets) {
 // differs between runs by design.
 func (v *verifier) report() {
 	var rep map[string]any
-	v.decodeIndex("report.json", manifest.ReportSchema, &rep, false)
+	v.decodeIndex(ReportJSON, ReportSchema, &rep, false)
 }
 
 // tree compares tree/ with the staged entries: walked first, so a missing
@@ -358,10 +354,10 @@ func (v *verifier) report() {
 // refuses those) and a directory holding no staged file are each told
 // apart; then every staged file is hashed, its lines and tokens counted
 // and, for an oversize file, its preview compared with oversize.json.
-func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
-	tree, err := v.root.OpenRoot("tree")
+func (v *verifier) tree(ctx context.Context, m *Manifest) error {
+	tree, err := v.snap.Tree()
 	if err != nil {
-		v.add("tree", "unreadable: %v", err)
+		v.add(TreeDir, "unreadable: %v", err)
 		return nil
 	}
 	defer tree.Close()
@@ -383,7 +379,7 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 		case d.Type().IsRegular():
 			regular[p] = true
 			if info, err := d.Info(); err == nil {
-				if n := linkCount(info); n != 1 {
+				if n := LinkCount(info); n != 1 {
 					v.add("tree/"+p, "has %d hard links; the server refuses such files", n)
 				}
 			}
@@ -397,9 +393,9 @@ func (v *verifier) tree(ctx context.Context, m *manifest.Manifest) error {
 		return err
 	}
 
-	byPath := make(map[string]*manifest.Entry, len(m.Files))
+	byPath := make(map[string]*Entry, len(m.Files))
 	holds := map[string]bool{} // directories above a staged file
-	var jobs []*manifest.Entry
+	var jobs []*Entry
 	for i := range m.Files {
 		e := &m.Files[i]
 		byPath[e.Path] = e
@@ -475,9 +471,9 @@ func (v *verifier) preview(tree *os.Root, name, want string) {
 	got, err := readPreview(tree.FS(), name, n)
 	switch {
 	case err != nil:
-		v.add("oversize.json", "preview of %q: %v", name, err)
+		v.add(OversizeJSON, "preview of %q: %v", name, err)
 	case got != want:
-		v.add("oversize.json", "the preview of %q is not the staged file's first %d lines", name, n)
+		v.add(OversizeJSON, "the preview of %q is not the staged file's first %d lines", name, n)
 	}
 }
 

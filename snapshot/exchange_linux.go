@@ -1,6 +1,6 @@
 //go:build linux && !repoprep_portable
 
-package pipeline
+package snapshot
 
 import (
 	"errors"

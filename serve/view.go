@@ -9,93 +9,73 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/repoprep/repoprep/internal/lineindex"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
-// snapshotID tells two publications of OUT apart. `repoprep run` swaps a whole
-// new directory in, so OUT's inode changes; files.json's identity and mtime
-// also catch a snapshot rewritten in place.
-type snapshotID struct {
-	dirDev, dirIno   uint64
-	listIno, listLen int64
-	listMod          time.Time
-}
-
-// snapshot is one loaded publication: its manifest and an os.Root opened on
-// its tree/ directory. The Root pins that directory, so a snapshot keeps
-// serving the files it was loaded with after OUT is swapped. Read-only after
-// load, so requests share it without locks.
-type snapshot struct {
-	id       snapshotID
-	manifest *manifest.Manifest
-	byPath   map[string]*manifest.Entry
+// view is one loaded publication: its manifest, its derived indexes and an
+// os.Root opened on its tree/ directory. The Root pins that directory, so a
+// view keeps serving the files it was loaded with after OUT is swapped.
+// Read-only after load, so requests share it without locks.
+type view struct {
+	stamp    snapshot.Stamp
+	manifest *snapshot.Manifest
+	byPath   map[string]*snapshot.Entry
 	byBase   map[string][]string // base name -> readable paths, for "did you mean"
-	readable []*manifest.Entry   // staged files and duplicates, sorted by path
+	readable []*snapshot.Entry   // staged files and duplicates, sorted by path
 	paths    []string            // every manifest path, sorted, for directory checks
 	repoMap  string
 	tree     *os.Root
 
-	instr     instrSet                   // instructions.json, or why it cannot be used
-	listHash  string                     // sha256 of files.json, hex, as sha256sum prints it
-	published time.Time                  // files.json's modification time
-	trigrams  *trigram.Index             // nil: search reads every file
-	lines     map[string]*lineindex.File // oversize files' line marks, by path
-	warnings  []string                   // index files that could not be used, for the log
-	grams     pathGrams                  // for not-found suggestions, built on the first miss
+	instr    instrSet                   // instructions.json, or why it cannot be used
+	listHash string                     // sha256 of files.json, hex, as sha256sum prints it
+	trigrams *trigram.Index             // nil: search reads every file
+	lines    map[string]*lineindex.File // oversize files' line marks, by path
+	warnings []string                   // index files that could not be used, for the log
+	grams    pathGrams                  // for not-found suggestions, built on the first miss
 
 	refs    int  // requests using it; guarded by Server.mu
 	retired bool // replaced or closed; guarded by Server.mu
 }
 
-// loadSnapshot opens OUT once and reads everything through that one handle,
-// so a swap in the middle of loading cannot give a manifest from one
-// publication and a tree from another.
-func loadSnapshot(out string) (*snapshot, error) {
-	dir, err := os.OpenRoot(out)
+// load opens OUT once (snapshot.Open) and reads everything through that
+// one handle, so a swap in the middle of loading cannot give a manifest
+// from one publication and a tree from another.
+func load(out string) (*view, error) {
+	snap, err := snapshot.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close() // the tree Root below holds its own handle
+	stamp, err := snap.Stamp()
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot: %w", err)
 	}
-	defer dir.Close() // the tree Root below holds its own handle
-	di, err := dir.Stat(".")
-	if err != nil {
-		return nil, fmt.Errorf("open snapshot: %w", err)
-	}
-	li, err := dir.Stat("files.json")
-	if err != nil {
-		return nil, fmt.Errorf("open snapshot: %w", err)
-	}
-	data, err := dir.ReadFile("files.json")
-	if err != nil {
-		return nil, fmt.Errorf("open snapshot: %w", err)
-	}
-	m, err := manifest.ParseManifest(data)
+	m, data, err := snap.Manifest()
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot %s: %w", out, err)
 	}
-	repoMap, err := dir.ReadFile("REPO_MAP.md")
+	repoMap, err := snap.ReadFile(snapshot.RepoMapMD)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open snapshot: %w", err)
 	}
-	tree, err := dir.OpenRoot("tree")
+	tree, err := snap.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot: %w", err)
 	}
-	sn := &snapshot{
-		id:       identify(di, li),
+	sn := &view{
+		stamp:    stamp,
 		manifest: m,
-		byPath:   make(map[string]*manifest.Entry, len(m.Files)),
+		byPath:   make(map[string]*snapshot.Entry, len(m.Files)),
 		byBase:   make(map[string][]string),
 		repoMap:  string(repoMap),
 		tree:     tree,
 
-		instr: loadInstructions(dir),
+		instr: loadInstructions(snap),
 	}
 	for i := range m.Files {
 		e := &m.Files[i]
@@ -113,29 +93,29 @@ func loadSnapshot(out string) (*snapshot, error) {
 		sn.byBase[base] = append(sn.byBase[base], p)
 	}
 	sum := sha256.Sum256(data)
-	sn.listHash, sn.published = hex.EncodeToString(sum[:]), li.ModTime()
-	sn.loadIndexes(dir)
+	sn.listHash = hex.EncodeToString(sum[:])
+	sn.loadIndexes(snap)
 	return sn, nil
 }
 
 // loadIndexes loads the search and line indexes when they are present and
 // agree with files.json. They only make answers cheaper, so any trouble
 // leaves them out (with a warning to log) and the answers stay the same.
-func (sn *snapshot) loadIndexes(dir *os.Root) {
-	if data, err := dir.ReadFile(trigram.FileName); err != nil {
+func (sn *view) loadIndexes(snap *snapshot.Snapshot) {
+	if data, err := snap.ReadFile(snapshot.SearchIndex); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			sn.warnings = append(sn.warnings, fmt.Sprintf("%s unreadable (%v); search reads every file", trigram.FileName, err))
+			sn.warnings = append(sn.warnings, fmt.Sprintf("%s unreadable (%v); search reads every file", snapshot.SearchIndex, err))
 		}
 	} else if ix, err := trigram.Parse(data); err != nil {
-		sn.warnings = append(sn.warnings, fmt.Sprintf("%s: %v; search reads every file", trigram.FileName, err))
+		sn.warnings = append(sn.warnings, fmt.Sprintf("%s: %v; search reads every file", snapshot.SearchIndex, err))
 	} else if !slices.Equal(ix.Paths(), sn.stagedPaths()) {
-		sn.warnings = append(sn.warnings, fmt.Sprintf("%s does not list the staged files of files.json; search reads every file", trigram.FileName))
+		sn.warnings = append(sn.warnings, fmt.Sprintf("%s does not list the staged files of %s; search reads every file", snapshot.SearchIndex, snapshot.FilesJSON))
 	} else {
 		sn.trigrams = ix
 	}
-	if data, err := dir.ReadFile(lineindex.FileName); err != nil {
+	if data, err := snap.ReadFile(snapshot.LinesJSON); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			sn.warnings = append(sn.warnings, fmt.Sprintf("%s unreadable (%v); oversize reads scan", lineindex.FileName, err))
+			sn.warnings = append(sn.warnings, fmt.Sprintf("%s unreadable (%v); oversize reads scan", snapshot.LinesJSON, err))
 		}
 	} else if ix, err := lineindex.Parse(data); err != nil {
 		sn.warnings = append(sn.warnings, fmt.Sprintf("%v; oversize reads scan", err))
@@ -151,7 +131,7 @@ func (sn *snapshot) loadIndexes(dir *os.Root) {
 }
 
 // stagedPaths lists the staged paths in order: the ids of the search index.
-func (sn *snapshot) stagedPaths() []string {
+func (sn *view) stagedPaths() []string {
 	var out []string
 	for _, e := range sn.readable {
 		if e.Staged {
@@ -162,48 +142,17 @@ func (sn *snapshot) stagedPaths() []string {
 }
 
 // canonical returns the staged path that serves e, or "" when e is not
-// readable: a staged entry serves itself, a duplicate its staged canonical copy.
-func (sn *snapshot) canonical(e *manifest.Entry) string {
-	if e.Staged {
-		return e.Path
-	}
-	if e.DuplicateOf != "" {
-		if c, ok := sn.byPath[e.DuplicateOf]; ok && c.Staged {
-			return c.Path
-		}
-	}
-	return ""
-}
+// readable (snapshot.ServedBy).
+func (sn *view) canonical(e *snapshot.Entry) string { return snapshot.ServedBy(e, sn.byPath) }
 
-func (sn *snapshot) close() { sn.tree.Close() }
-
-// statID identifies what OUT holds right now, by path.
-func statID(out string) (snapshotID, error) {
-	di, err := os.Stat(out)
-	if err != nil {
-		return snapshotID{}, err
-	}
-	li, err := os.Stat(filepath.Join(out, "files.json"))
-	if err != nil {
-		return snapshotID{}, err
-	}
-	return identify(di, li), nil
-}
-
-func identify(dir, list fs.FileInfo) snapshotID {
-	id := snapshotID{listLen: list.Size(), listMod: list.ModTime()}
-	id.dirDev, id.dirIno = devIno(dir)
-	_, ino := devIno(list)
-	id.listIno = int64(ino)
-	return id
-}
+func (sn *view) close() { sn.tree.Close() }
 
 // refresh swaps in a new snapshot when OUT changed since the last load. It
 // costs two stats per request. Any trouble (OUT missing for an instant during
 // a non-atomic publish, a half-written manifest) keeps the current snapshot:
 // a swap must never fail a request.
 func (s *Server) refresh() {
-	if id, err := statID(s.out); err != nil || s.isCurrent(id) {
+	if id, err := snapshot.StampAt(s.out); err != nil || s.isCurrent(id) {
 		return // the common case: two stats, no reload lock
 	}
 	s.reloadMu.Lock()
@@ -211,13 +160,13 @@ func (s *Server) refresh() {
 	// A publication may replace OUT again while we load it (and delete the
 	// directory we were reading); a few tries follow it to the newest one.
 	for try := 0; try < 5; try++ {
-		id, err := statID(s.out)
+		id, err := snapshot.StampAt(s.out)
 		if err != nil || s.isCurrent(id) {
 			return
 		}
-		sn, err := loadSnapshot(s.out)
+		sn, err := load(s.out)
 		if err != nil {
-			if now, serr := statID(s.out); serr == nil && now != id {
+			if now, serr := snapshot.StampAt(s.out); serr == nil && now != id {
 				continue // replaced while loading: load the newer one
 			}
 			s.log.Warn("snapshot reload failed; still serving the previous one", "out", s.out, "err", err)
@@ -232,7 +181,7 @@ func (s *Server) refresh() {
 }
 
 // install makes sn current and retires the snapshot it replaces.
-func (s *Server) install(sn *snapshot) {
+func (s *Server) install(sn *view) {
 	s.mu.Lock()
 	if s.cur == nil { // closed meanwhile
 		s.mu.Unlock()
@@ -251,27 +200,27 @@ func (s *Server) install(sn *snapshot) {
 }
 
 // logWarnings logs what loading sn left out.
-func (s *Server) logWarnings(sn *snapshot) {
+func (s *Server) logWarnings(sn *view) {
 	for _, w := range sn.warnings {
 		s.log.Warn("snapshot index not used", "out", s.out, "why", w)
 	}
 }
 
-func (s *Server) isCurrent(id snapshotID) bool {
+func (s *Server) isCurrent(id snapshot.Stamp) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cur == nil || s.cur.id == id || s.badID == id
+	return s.cur == nil || s.cur.stamp == id || s.badID == id
 }
 
 // retireLocked marks sn replaced and reports whether the caller must close it
 // now (no request holds it). s.mu must be held.
-func (s *Server) retireLocked(sn *snapshot) bool {
+func (s *Server) retireLocked(sn *view) bool {
 	sn.retired = true
 	return sn.refs == 0
 }
 
 // acquire pins the current snapshot for one request.
-func (s *Server) acquire() (*snapshot, error) {
+func (s *Server) acquire() (*view, error) {
 	s.refresh()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -283,7 +232,7 @@ func (s *Server) acquire() (*snapshot, error) {
 }
 
 // release unpins sn, closing it when it was retired and this was its last user.
-func (s *Server) release(sn *snapshot) {
+func (s *Server) release(sn *view) {
 	s.mu.Lock()
 	sn.refs--
 	closeNow := sn.retired && sn.refs == 0
@@ -303,7 +252,7 @@ const maxSwapRetries = 100
 // directory right after the swap), the whole call is rerun on the new one, so
 // an answer always comes from exactly one snapshot and never fails because of
 // a swap.
-func (s *Server) withSnapshot(ctx context.Context, fn func(context.Context, *snapshot) (answer, error)) (answer, error) {
+func (s *Server) withSnapshot(ctx context.Context, fn func(context.Context, *view) (answer, error)) (answer, error) {
 	for attempt := 0; ; attempt++ {
 		sn, err := s.acquire()
 		if err != nil {
@@ -324,7 +273,7 @@ func (s *Server) withSnapshot(ctx context.Context, fn func(context.Context, *sna
 }
 
 // stale reports whether a newer snapshot than sn is being served now.
-func (s *Server) stale(sn *snapshot) bool {
+func (s *Server) stale(sn *view) bool {
 	s.refresh()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -332,14 +281,14 @@ func (s *Server) stale(sn *snapshot) bool {
 }
 
 // runPinned runs fn on sn and unpins sn however fn ends, a panic included.
-func (s *Server) runPinned(ctx context.Context, sn *snapshot, fn func(context.Context, *snapshot) (answer, error)) (answer, error) {
+func (s *Server) runPinned(ctx context.Context, sn *view, fn func(context.Context, *view) (answer, error)) (answer, error) {
 	defer s.release(sn)
 	return fn(ctx, sn)
 }
 
 // isDir reports whether name is a directory in the snapshot: some listed
 // path lies under it.
-func (sn *snapshot) isDir(name string) bool {
+func (sn *view) isDir(name string) bool {
 	prefix := name + "/"
 	i, _ := slices.BinarySearch(sn.paths, prefix)
 	return i < len(sn.paths) && strings.HasPrefix(sn.paths[i], prefix)

@@ -1,4 +1,4 @@
-package manifest
+package snapshot
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func FuzzParseManifest(f *testing.F) {
 func TestWriteManifestMatchesEncodeJSON(t *testing.T) {
 	full := &Manifest{Schema: FilesSchema, Files: []Entry{
 		{Path: "a<b>&c.go", Size: 3, Category: "source", Staged: true, Hash: "blake3:00"},
-		{Path: "dir/\"quoted\"\\x.txt", Category: "junk", Reason: "unsafe-name", Error: "scan: x"},
+		{Path: "dir/\"quoted\"\\x.txt", Category: "junk", Reason: "unsafe-name", Err: "scan: x"},
 		{Path: "l", Category: "junk", Reason: "symlink", LinkTarget: "../t"},
 	}, Pruned: []Pruned{{Path: ".git", Reason: "excluded-dir"}, {Path: "node_modules", Reason: "excluded-dir"}}}
 	for name, m := range map[string]*Manifest{
@@ -86,7 +86,7 @@ func TestWriteManifestMatchesEncodeJSON(t *testing.T) {
 	}
 }
 
-func TestCheckSnapshot(t *testing.T) {
+func TestCheck(t *testing.T) {
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "snap")
 	src := filepath.Join(dir, "src")
@@ -111,7 +111,7 @@ func TestCheckSnapshot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckSnapshot(tt.dir)
+			err := Check(tt.dir)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -119,7 +119,7 @@ func TestCheckSnapshot(t *testing.T) {
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrNotSnapshot) || !strings.HasPrefix(err.Error(), tt.dir) {
-				t.Errorf("CheckSnapshot(%s) = %v, want %q naming the directory and wrapping ErrNotSnapshot", tt.dir, err, tt.want)
+				t.Errorf("Check(%s) = %v, want %q naming the directory and wrapping ErrNotSnapshot", tt.dir, err, tt.want)
 			}
 		})
 	}

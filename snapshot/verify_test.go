@@ -1,6 +1,7 @@
-package pipeline
+package snapshot
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -17,11 +18,10 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/internal/lineindex"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
-	"github.com/repoprep/repoprep/stages"
 )
 
 func hashHex(data []byte) string {
@@ -29,11 +29,27 @@ func hashHex(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// stagedEntries are the entries of tree's files, each staged as it is.
+func stagedEntries(tree fstest.MapFS) []Entry {
+	var out []Entry
+	for p, f := range tree {
+		lines := bytes.Count(f.Data, []byte("\n"))
+		if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
+			lines++
+		}
+		out = append(out, Entry{
+			Path: p, Size: int64(len(f.Data)), Category: "text", Encoding: "utf-8", Lines: lines,
+			Tokens: tokens.Count(string(f.Data)), Staged: true, Mime: "text/plain; charset=utf-8", Hash: "blake3:" + hashHex(f.Data),
+		})
+	}
+	return out
+}
+
 // writeSnapshot publishes a small snapshot the way Run lays it out and
 // returns its directory and manifest.
-func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []manifest.Entry) *manifest.Manifest {
+func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []Entry) *Manifest {
 	t.Helper()
-	m := newManifest(append(stagedEntries(tree), extra...), []manifest.Pruned{{Path: ".git", Reason: "excluded-dir"}})
+	m := newManifest(append(stagedEntries(tree), extra...), []Pruned{{Path: ".git", Reason: "excluded-dir"}})
 	for p, f := range tree {
 		name := filepath.Join(dir, "tree", filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
@@ -57,10 +73,10 @@ func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []manifest
 			t.Fatal(err)
 		}
 	}
-	write("files.json", func(w io.Writer) error { return manifest.EncodeJSON(w, m) })
+	write("files.json", func(w io.Writer) error { return EncodeJSON(w, m) })
 	write("oversize.json", func(w io.Writer) error { return WriteOversize(w, m, tree, 3) })
 	write("secrets.json", func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, manifest.SecretsSchema)
+		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, SecretsSchema)
 		return err
 	})
 	write("secrets.sarif", func(w io.Writer) error {
@@ -68,15 +84,15 @@ func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []manifest
 			Line: 1, Column: 5, Rule: "aws-access-key", Description: "AWS key", Match: "AKIA…(20)", Fingerprint: "x"}}}, "test")
 	})
 	write("report.json", func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, `{"schema": %q, "files": 4}`, manifest.ReportSchema)
+		_, err := fmt.Fprintf(w, `{"schema": %q, "files": 4}`, ReportSchema)
 		return err
 	})
-	write("REPO_MAP.md", func(w io.Writer) error { _, err := w.Write(RepoMap(m, RepoMapOptions{Tree: tree})); return err })
+	write("REPO_MAP.md", func(w io.Writer) error { _, err := io.WriteString(w, "# Repository map\n"); return err })
 	rewriteIndexes(t, dir, m)
 	return m
 }
 
-func verifyFixture() (fstest.MapFS, []manifest.Entry) {
+func verifyFixture() (fstest.MapFS, []Entry) {
 	tree := fstest.MapFS{
 		"main.go":        {Data: []byte("package main\n\nfunc main() {}\n")},
 		"docs/guide.md":  {Data: []byte("# Guide\nno final newline")},
@@ -85,7 +101,7 @@ func verifyFixture() (fstest.MapFS, []manifest.Entry) {
 		"empty.txt":      {Data: nil},
 		"dir/nested.txt": {Data: []byte("a\r\nb\n")},
 	}
-	extra := []manifest.Entry{
+	extra := []Entry{
 		{Path: "docs/guide-copy.md", Size: 25, Category: "text", DuplicateOf: "docs/guide.md"},
 		{Path: "bin/app", Size: 1 << 20, Category: "junk", Reason: "executable"},
 	}
@@ -106,7 +122,7 @@ func TestVerify(t *testing.T) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "main.go"), []byte("package main\n\nfunc main() {}\n\n"), 0o644))
 		}, []string{`search.index: "main.go" indexed at 29 bytes, the staged file has 30`, "tree/main.go: content changed"}},
 		{"changed line count", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
+			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
 		}, []string{"tree/docs/guide.md: 2 lines, files.json records 3"}},
 		{"extra file in tree", func(t *testing.T, dir string) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "dir", "planted.sh"), []byte("rm -rf /\n"), 0o644))
@@ -119,19 +135,19 @@ func TestVerify(t *testing.T) {
 			noErr(t, os.Symlink("/etc/passwd", filepath.Join(dir, "tree", "empty.txt")))
 		}, []string{"tree/empty.txt: not a regular file"}},
 		{"files.json bad schema", func(t *testing.T, dir string) {
-			replaceIn(t, filepath.Join(dir, "files.json"), manifest.FilesSchema, "repoprep.files/v0")
+			replaceIn(t, filepath.Join(dir, "files.json"), FilesSchema, "repoprep.files/v0")
 		}, []string{`files.json: parse files.json: schema "repoprep.files/v0"`}},
 		{"files.json unparsable", func(t *testing.T, dir string) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "files.json"), []byte(`{"schema": "repoprep.files/v1", "files": [`), 0o644))
 		}, []string{"files.json: parse files.json: unexpected EOF"}},
 		{"files.json unsorted", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[0], m.Files[1] = m.Files[1], m.Files[0] })
+			editManifest(t, dir, func(m *Manifest) { m.Files[0], m.Files[1] = m.Files[1], m.Files[0] })
 		}, []string{"files.json: not sorted by path"}},
 		{"duplicate of nothing staged", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "docs/guide-copy.md")].DuplicateOf = "bin/app" })
+			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide-copy.md")].DuplicateOf = "bin/app" })
 		}, []string{`files.json: "docs/guide-copy.md" is a duplicate of "bin/app", which is not staged`}},
 		{"oversize.json bad schema", func(t *testing.T, dir string) {
-			replaceIn(t, filepath.Join(dir, "oversize.json"), manifest.OversizeSchema, "repoprep.oversize/v2")
+			replaceIn(t, filepath.Join(dir, "oversize.json"), OversizeSchema, "repoprep.oversize/v2")
 		}, []string{`oversize.json: schema "repoprep.oversize/v2"`}},
 		{"oversize.json unknown field", func(t *testing.T, dir string) {
 			replaceIn(t, filepath.Join(dir, "oversize.json"), `"preview"`, `"previw"`)
@@ -150,20 +166,20 @@ func TestVerify(t *testing.T) {
 			noErr(t, os.Remove(filepath.Join(dir, "report.json")))
 		}, []string{"report.json: missing"}},
 		{"search.index damaged", func(t *testing.T, dir string) {
-			data, err := os.ReadFile(filepath.Join(dir, trigram.FileName))
+			data, err := os.ReadFile(filepath.Join(dir, SearchIndex))
 			noErr(t, err)
 			data[40] ^= 1
-			noErr(t, os.WriteFile(filepath.Join(dir, trigram.FileName), data, 0o644))
+			noErr(t, os.WriteFile(filepath.Join(dir, SearchIndex), data, 0o644))
 		}, []string{"search.index: search index damaged: checksum mismatch"}},
 		{"search.index of another snapshot", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "empty.txt")].Staged = false })
+			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "empty.txt")].Staged = false })
 			noErr(t, os.Remove(filepath.Join(dir, "tree", "empty.txt")))
 		}, []string{"search.index: file 2 is \"empty.txt\", files.json stages \"logs/big.txt\" there", "search.index: lists 6 files, files.json stages 5"}},
 		{"lines.json missing", func(t *testing.T, dir string) {
-			noErr(t, os.Remove(filepath.Join(dir, lineindex.FileName)))
+			noErr(t, os.Remove(filepath.Join(dir, LinesJSON)))
 		}, []string{"lines.json: missing"}},
 		{"lines.json drops a file", func(t *testing.T, dir string) {
-			replaceIn(t, filepath.Join(dir, lineindex.FileName), `"logs/big.txt"`, `"logs/other.txt"`)
+			replaceIn(t, filepath.Join(dir, LinesJSON), `"logs/big.txt"`, `"logs/other.txt"`)
 		}, []string{`lines.json: does not list oversize file "logs/big.txt"`, `lines.json: lists "logs/other.txt"`}},
 		{"REPO_MAP.md missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
@@ -199,10 +215,10 @@ func TestVerify(t *testing.T) {
 			noErr(t, os.Link(filepath.Join(dir, "tree", "main.go"), filepath.Join(dir, "main-link.go")))
 		}, []string{"tree/main.go: has 2 hard links"}},
 		{"stale token count", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "main.go")].Tokens = 3 })
+			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "main.go")].Tokens = 3 })
 		}, []string{"tree/main.go: 7 o200k tokens, files.json records 3"}},
 		{"token count from before a change", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest.Manifest) { m.Files[entryIndex(m, "logs/big.txt")].Tokens *= 2 })
+			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "logs/big.txt")].Tokens *= 2 })
 		}, []string{"tree/logs/big.txt: 40 o200k tokens, files.json records 80"}},
 		{"oversize preview differs from the staged file", func(t *testing.T, dir string) {
 			replaceIn(t, filepath.Join(dir, "oversize.json"), `"preview": "line\nline\nline\n"`, `"preview": "line\nLINE\nline\n"`)
@@ -223,7 +239,7 @@ func TestVerify(t *testing.T) {
 			tree, extra := verifyFixture()
 			m := writeSnapshot(t, dir, tree, extra)
 			m.Files[entryIndex(m, "logs/big.txt")].Oversize = true
-			editManifest(t, dir, func(mm *manifest.Manifest) { *mm = *m })
+			editManifest(t, dir, func(mm *Manifest) { *mm = *m })
 			rewriteOversize(t, dir, m, tree)
 			tt.corrupt(t, dir)
 			drifts, err := Verify(context.Background(), dir)
@@ -248,7 +264,7 @@ func TestVerifyNoSnapshot(t *testing.T) {
 	}
 	// A directory without files.json (a source tree, an empty dir) is not
 	// a snapshot: one error in the user's terms, not a drift per file.
-	if _, err := Verify(context.Background(), t.TempDir()); !errors.Is(err, manifest.ErrNotSnapshot) {
+	if _, err := Verify(context.Background(), t.TempDir()); !errors.Is(err, ErrNotSnapshot) {
 		t.Errorf("Verify on an empty directory = %v, want ErrNotSnapshot", err)
 	}
 	dir := t.TempDir()
@@ -282,7 +298,7 @@ func noErr(t testing.TB, err error) {
 	}
 }
 
-func entryIndex(m *manifest.Manifest, p string) int {
+func entryIndex(m *Manifest, p string) int {
 	for i := range m.Files {
 		if m.Files[i].Path == p {
 			return i
@@ -291,19 +307,19 @@ func entryIndex(m *manifest.Manifest, p string) int {
 	panic("no entry " + p)
 }
 
-func editManifest(t *testing.T, dir string, edit func(*manifest.Manifest)) {
+func editManifest(t *testing.T, dir string, edit func(*Manifest)) {
 	t.Helper()
-	m, err := manifest.ReadManifest(filepath.Join(dir, "files.json"))
+	m, err := ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit(m)
 	var b bytes.Buffer
-	noErr(t, manifest.EncodeJSON(&b, m))
+	noErr(t, EncodeJSON(&b, m))
 	noErr(t, os.WriteFile(filepath.Join(dir, "files.json"), b.Bytes(), 0o644))
 }
 
-func rewriteOversize(t *testing.T, dir string, m *manifest.Manifest, tree fstest.MapFS) {
+func rewriteOversize(t *testing.T, dir string, m *Manifest, tree fstest.MapFS) {
 	t.Helper()
 	var b bytes.Buffer
 	noErr(t, WriteOversize(&b, m, tree, 3))
@@ -311,20 +327,37 @@ func rewriteOversize(t *testing.T, dir string, m *manifest.Manifest, tree fstest
 	rewriteIndexes(t, dir, m)
 }
 
-// rewriteIndexes writes search.index and lines.json for m as a run does.
-func rewriteIndexes(t testing.TB, dir string, m *manifest.Manifest) {
+// rewriteIndexes writes search.index and lines.json for m's staged files
+// as a run does: from the staged copies, in path order.
+func rewriteIndexes(t testing.TB, dir string, m *Manifest) {
 	t.Helper()
-	var recs []*stages.Record
-	for _, e := range m.Files {
-		recs = append(recs, &stages.Record{Path: e.Path, Staged: e.Staged, Oversize: e.Oversize})
-	}
-	for _, name := range []string{trigram.FileName, lineindex.FileName} {
+	for _, name := range []string{SearchIndex, LinesJSON} {
 		os.Remove(filepath.Join(dir, name))
 	}
-	tree, err := os.OpenRoot(filepath.Join(dir, "tree"))
+	tree, err := os.OpenRoot(filepath.Join(dir, TreeDir))
 	noErr(t, err)
 	defer tree.Close()
-	noErr(t, writeIndexes(context.Background(), dir, tree, recs, 2, nil))
+	var files []trigram.File
+	var lx lineindex.Index
+	for _, e := range m.Files {
+		if !e.Staged {
+			continue
+		}
+		fi, err := tree.Stat(e.Path)
+		noErr(t, err)
+		files = append(files, trigram.File{Path: e.Path, Size: fi.Size(), Open: func() (io.ReadCloser, error) { return tree.Open(e.Path) }})
+		if e.Oversize {
+			f, err := tree.Open(e.Path)
+			noErr(t, err)
+			lf, err := lineindex.Scan(context.Background(), f)
+			f.Close()
+			noErr(t, err)
+			lf.Path = e.Path
+			lx.Files = append(lx.Files, lf)
+		}
+	}
+	noErr(t, trigram.Build(context.Background(), files, filepath.Join(dir, SearchIndex), dir))
+	noErr(t, WriteFile(filepath.Join(dir, LinesJSON), func(w *bufio.Writer) error { return lx.Encode(w) }))
 }
 
 func replaceIn(t *testing.T, name, old, new string) {

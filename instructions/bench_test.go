@@ -9,17 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // benchTree is a monorepo's staged tree: 300 packages, each with a
 // CLAUDE.md importing two shared docs and its own notes, an AGENTS.md
 // symlinked to it, 60 source files; 12 root rules. It returns the
 // manifest, the tree and the instruction and imported texts a build reads.
-func benchTree(b *testing.B) (*manifest.Manifest, fs.FS, []string) {
+func benchTree(b *testing.B) (*snapshot.Manifest, fs.FS, []string) {
 	b.Helper()
 	root := b.TempDir()
-	m := &manifest.Manifest{Schema: manifest.FilesSchema}
+	m := &snapshot.Manifest{Schema: snapshot.FilesSchema}
 	var read []string
 	add := func(p, content string, isRead bool) {
 		full := filepath.Join(root, filepath.FromSlash(p))
@@ -29,7 +29,7 @@ func benchTree(b *testing.B) (*manifest.Manifest, fs.FS, []string) {
 		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		m.Files = append(m.Files, manifest.Entry{Path: p, Size: int64(len(content)), Staged: true, Tokens: len(content) / 4})
+		m.Files = append(m.Files, snapshot.Entry{Path: p, Size: int64(len(content)), Staged: true, Tokens: len(content) / 4})
 		if isRead {
 			read = append(read, p)
 		}
@@ -44,12 +44,12 @@ func benchTree(b *testing.B) (*manifest.Manifest, fs.FS, []string) {
 		dir := fmt.Sprintf("pkg/p%03d", p)
 		add(dir+"/CLAUDE.md", "# Package\n\n"+prose+"See @../../docs/style.md and @../../docs/testing.md.\nNotes: @HACKING.md\n\n```\n@not-an-import.md\n```\n", true)
 		add(dir+"/HACKING.md", prose, true)
-		m.Files = append(m.Files, manifest.Entry{Path: dir + "/AGENTS.md", Category: "junk", Reason: "symlink", LinkTarget: "CLAUDE.md"})
+		m.Files = append(m.Files, snapshot.Entry{Path: dir + "/AGENTS.md", Category: "junk", Reason: "symlink", LinkTarget: "CLAUDE.md"})
 		for f := range 60 {
 			add(fmt.Sprintf("%s/f%02d.go", dir, f), "package p\n", false)
 		}
 	}
-	slices.SortFunc(m.Files, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(m.Files, func(a, b snapshot.Entry) int { return strings.Compare(a.Path, b.Path) })
 	return m, os.DirFS(root), read
 }
 

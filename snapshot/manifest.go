@@ -1,25 +1,10 @@
-// Package manifest owns the files.json model and the JSON conventions of
-// every output file: the types both the pipeline (which writes them) and the
-// read server (which only reads them) share, so serve never imports pipeline.
-package manifest
+package snapshot
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-)
-
-// Schema names written into each output file; readers refuse any other.
-const (
-	FilesSchema    = "repoprep.files/v1"
-	SecretsSchema  = "repoprep.secrets/v1"
-	OversizeSchema = "repoprep.oversize/v1"
-	ReportSchema   = "repoprep.report/v1"
 )
 
 // Manifest is files.json: one Entry per scanned file and one Pruned per
@@ -52,7 +37,7 @@ type Entry struct {
 	Hash        string `json:"hash"`
 	Secrets     int    `json:"secrets"`
 	LinkTarget  string `json:"link_target,omitempty"`
-	Error       string `json:"error,omitempty"` // "stage: cause" for unreadable files
+	Err         string `json:"error,omitempty"` // "stage: cause" for unreadable files
 
 	// A document whose text was extracted and staged under its path: the
 	// source format, and the extractor and its version (docs/extract.md).
@@ -86,13 +71,15 @@ func CheckEnd(dec *json.Decoder) error {
 	return nil
 }
 
-// ReadManifest loads and checks OUT/files.json.
-func ReadManifest(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+// ReadManifest opens the snapshot at dir and reads its files.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	s, err := Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return ParseManifest(data)
+	defer s.Close()
+	m, _, err := s.Manifest()
+	return m, err
 }
 
 // ParseManifest decodes files.json, refusing unknown schemas and fields.
@@ -176,36 +163,18 @@ func writeEmptyArray(w io.Writer, name string, null bool, after string) error {
 	return err
 }
 
-// ErrNotSnapshot marks a directory that is not a published snapshot: it
-// does not exist, is not a directory, or holds no files.json.
-var ErrNotSnapshot = errors.New("not a repoprep snapshot")
-
-// notSnapshot says why in the user's terms and what to do; errors.Is
-// finds ErrNotSnapshot.
-type notSnapshot struct{ msg string }
-
-func (e *notSnapshot) Error() string        { return e.msg }
-func (e *notSnapshot) Is(target error) bool { return target == ErrNotSnapshot }
-
-// CheckSnapshot tells whether dir looks like a published snapshot (a
-// directory holding files.json) before a reader opens it, so a user who
-// points serve, read, verify or baseline at a source tree, or at a
-// mistyped path, reads what is wrong and what to do rather than an
-// operating-system error. It checks nothing inside files.json.
-func CheckSnapshot(dir string) error {
-	info, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &notSnapshot{fmt.Sprintf("%s does not exist; create a snapshot there with: repoprep run SRC -o %s", dir, dir)}
-	case err != nil:
-		return err
-	case !info.IsDir():
-		return &notSnapshot{fmt.Sprintf("%s is a file, not a repoprep snapshot (a directory holding files.json)", dir)}
+// ServedBy is the one rule for which staged copy serves an entry: its own
+// when it is staged, its canonical copy's when it is a duplicate of a
+// staged entry (byPath looks entries up), and none ("") otherwise: a
+// refused, binary or excluded file has no text in tree/.
+func ServedBy(e *Entry, byPath map[string]*Entry) string {
+	if e.Staged {
+		return e.Path
 	}
-	if _, err := os.Lstat(filepath.Join(dir, "files.json")); errors.Is(err, fs.ErrNotExist) {
-		return &notSnapshot{fmt.Sprintf("%s is not a repoprep snapshot (no files.json); create one with repoprep run", dir)}
-	} else if err != nil {
-		return err
+	if e.DuplicateOf != "" {
+		if c, ok := byPath[e.DuplicateOf]; ok && c.Staged {
+			return c.Path
+		}
 	}
-	return nil
+	return ""
 }

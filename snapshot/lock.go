@@ -1,4 +1,4 @@
-package pipeline
+package snapshot
 
 import (
 	"bufio"
@@ -8,11 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 )
@@ -20,7 +17,7 @@ import (
 // ErrLocked means another run holds the lock on the same OUT.
 var ErrLocked = errors.New("another run is publishing to this output")
 
-// outLock is an flock(2) (on Windows, LockFileEx) held on a file beside
+// Lock is an flock(2) (on Windows, LockFileEx) held on a file beside
 // OUT, ".OUT.lock". The kernel drops it when the process dies, so a run
 // killed with SIGKILL never blocks the next one.
 //
@@ -30,7 +27,7 @@ var ErrLocked = errors.New("another run is publishing to this output")
 // next run can tell what a killed run left and restore or remove exactly
 // that: never a directory that merely has a matching name (a repository
 // may hold ".staging.tmp-42/"), never one that is not ours.
-type outLock struct {
+type Lock struct {
 	f      *os.File
 	path   string
 	dir    string // OUT's parent, where the lock and temporary dirs live
@@ -68,7 +65,7 @@ const maxLockAttempts = 10
 // file with one link owned by this user, and after flock must still be
 // the file at the lock's name: a lock file unlinked or replaced by the
 // holder's peers would otherwise let two runs in at once.
-func acquireLock(out string, log *slog.Logger) (*outLock, error) {
+func acquireLock(out string, log *slog.Logger) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, err
 	}
@@ -94,7 +91,7 @@ func acquireLock(out string, log *slog.Logger) (*outLock, error) {
 // removed or replaced it during the run, so another run may have taken a
 // lock of its own and be publishing; this one must stand down rather than
 // publish beside it.
-func (l *outLock) check() error {
+func (l *Lock) check() error {
 	if st, err := dirfd.Lstat(l.path); err != nil || st.ID != l.id {
 		return fmt.Errorf("lock %s was removed or replaced during the run; another run may be publishing to %s, so this one does not", l.path, l.out)
 	}
@@ -118,7 +115,7 @@ func readHolder(f *os.File) (string, error) {
 // readJournal parses what the last holder recorded. Lines that do not name
 // one of this OUT's temporary names exactly are ignored: the file may be
 // anyone's.
-func (l *outLock) readJournal() []journalEntry {
+func (l *Lock) readJournal() []journalEntry {
 	data := make([]byte, 64<<10)
 	n, _ := l.f.ReadAt(data, 0)
 	prefix := filepath.Base(tmpPrefix(l.out))
@@ -160,7 +157,7 @@ func isTempSuffix(s string) bool {
 }
 
 // writeJournal rewrites the lock file: the holder line, then the journal.
-func (l *outLock) writeJournal() error {
+func (l *Lock) writeJournal() error {
 	var b strings.Builder
 	b.WriteString(l.holder + "\n")
 	for _, e := range l.journal {
@@ -178,13 +175,13 @@ func (l *outLock) writeJournal() error {
 // record adds directories to the journal before they matter: a
 // temporary snapshot right after it is made, a previous snapshot before
 // it is moved aside.
-func (l *outLock) record(es ...journalEntry) error {
+func (l *Lock) record(es ...journalEntry) error {
 	l.journal = append(l.journal, es...)
 	return l.writeJournal()
 }
 
 // forget drops a directory from the journal once it is gone or published.
-func (l *outLock) forget(name string) error {
+func (l *Lock) forget(name string) error {
 	kept := l.journal[:0]
 	for _, e := range l.journal {
 		if e.name != name {
@@ -202,8 +199,8 @@ func (l *outLock) forget(name string) error {
 // name, owned by this user, with the recorded identity, is touched. What
 // cannot be removed (a read-only snapshot, say) is reported, kept in the
 // journal for the next run and left alone: it must not stop this run.
-// It returns the identities of what is left, for the scan to pass over.
-func (l *outLock) recover() ([]dirfd.ID, error) {
+// What is left stays in the journal, for Skip.
+func (l *Lock) recover() error {
 	entries := l.readJournal()
 	// Previous snapshots first: one may have to become OUT again before
 	// the temporary one beside it is removed.
@@ -215,7 +212,6 @@ func (l *outLock) recover() ([]dirfd.ID, error) {
 			}
 		}
 	}
-	var left []dirfd.ID
 	for _, e := range ordered {
 		p := filepath.Join(l.dir, e.name)
 		if !l.ours(p, e.id) {
@@ -224,7 +220,7 @@ func (l *outLock) recover() ([]dirfd.ID, error) {
 		if e.kind == "old" {
 			if _, err := os.Lstat(l.out); errors.Is(err, fs.ErrNotExist) {
 				if err := os.Rename(p, l.out); err != nil {
-					return nil, fmt.Errorf("restore the previous snapshot %s to %s: %w", p, l.out, err)
+					return fmt.Errorf("restore the previous snapshot %s to %s: %w", p, l.out, err)
 				}
 				l.log.Warn("restored the previous snapshot a killed run had moved aside", "from", p, "to", l.out)
 				continue
@@ -233,10 +229,9 @@ func (l *outLock) recover() ([]dirfd.ID, error) {
 		if err := removeOwnTree(p); err != nil {
 			l.log.Warn("cannot remove what a killed run left; leaving it and going on", "path", p, "err", err)
 			l.journal = append(l.journal, e)
-			left = append(left, e.id)
 		}
 	}
-	return left, l.writeJournal()
+	return l.writeJournal()
 }
 
 // release drops the lock. With nothing left to clean up the lock file is
@@ -246,7 +241,7 @@ func (l *outLock) recover() ([]dirfd.ID, error) {
 // locked, and takes a new one (tryLock). With something left (a previous
 // snapshot that could not be removed) the file stays, holding no holder
 // and only that journal, for the next run.
-func (l *outLock) release() {
+func (l *Lock) release() {
 	if len(l.journal) == 0 {
 		if l.check() == nil { // the name still holds our file, not someone else's
 			os.Remove(l.path)
@@ -256,65 +251,4 @@ func (l *outLock) release() {
 		l.writeJournal()
 	}
 	l.f.Close() // closing drops the flock
-}
-
-// removeOwnTree removes a directory this program made. A snapshot made
-// read-only (chmod -R a-w, as one may do to a published snapshot) cannot
-// be emptied by its owner until its directories are writable again, so a
-// removal refused for permission makes them writable (each before it is
-// listed, so even mode-000 levels open) and tries once more.
-func removeOwnTree(p string) error {
-	removeBranches(p)
-	err := os.RemoveAll(p)
-	if err == nil || !errors.Is(err, fs.ErrPermission) {
-		return err
-	}
-	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			os.Chmod(q, 0o700) // WalkDir does not follow symlinks: d is a directory
-		}
-		return nil
-	})
-	return os.RemoveAll(p)
-}
-
-// removeBranches removes the directories three levels below p (in a
-// snapshot, tree/<dir>/<dir>) on GOMAXPROCS goroutines, through an
-// os.Root at p so no symlink planted meanwhile leads out of it: removing a
-// 10,000-file snapshot is otherwise one core's unlinks. It is a head
-// start: what it leaves, and its errors, are removeOwnTree's.
-func removeBranches(p string) {
-	root, err := os.OpenRoot(p)
-	if err != nil {
-		return
-	}
-	defer root.Close()
-	level := []string{"."}
-	for range 3 {
-		var below []string
-		for _, dir := range level {
-			f, err := root.Open(dir)
-			if err != nil {
-				continue
-			}
-			entries, _ := f.ReadDir(-1)
-			f.Close()
-			for _, e := range entries {
-				if e.IsDir() {
-					below = append(below, filepath.Join(dir, e.Name()))
-				}
-			}
-		}
-		level = below
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(level)) {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(level)); i = next.Add(1) - 1 {
-				root.RemoveAll(level[i])
-			}
-		})
-	}
-	wg.Wait()
 }

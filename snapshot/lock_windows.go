@@ -1,6 +1,6 @@
 //go:build windows
 
-package pipeline
+package snapshot
 
 import (
 	"errors"
@@ -25,7 +25,7 @@ const lockOffset = 1 << 30
 // refused), must be a regular file with one link, and after LockFileEx
 // must still be the file at the name. Its owner is not checked (Windows
 // has no uid to compare; see the README's safety table).
-func tryLock(path string) (l *outLock, retry bool, err error) {
+func tryLock(path string) (l *Lock, retry bool, err error) {
 	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return nil, false, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -68,7 +68,7 @@ func tryLock(path string) (l *outLock, retry bool, err error) {
 		f.Close()
 		return nil, true, nil
 	}
-	l = &outLock{f: f, path: path, id: id}
+	l = &Lock{f: f, path: path, id: id}
 	l.holder = fmt.Sprintf("pid %d", os.Getpid())
 	if host, err := os.Hostname(); err == nil {
 		l.holder += " on " + host
@@ -89,7 +89,7 @@ func lockProblem(info *windows.ByHandleFileInformation) string {
 
 // ours reports whether p is a directory (not a symlink or junction) with
 // identity id. Ownership is not compared on Windows.
-func (l *outLock) ours(p string, id dirfd.ID) bool {
+func (l *Lock) ours(p string, id dirfd.ID) bool {
 	st, err := dirfd.Lstat(p)
 	return err == nil && st.IsDir() && st.ID == id
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Bounds that keep one hostile file from making the index large.
@@ -22,7 +22,7 @@ const (
 // Build indexes every instruction file that files.json lists, reading the
 // staged texts through tree (OUT/tree). It reads each text at most once
 // and only what the index needs; an error means the tree could not be read.
-func Build(m *manifest.Manifest, tree fs.FS) (*Index, error) {
+func Build(m *snapshot.Manifest, tree fs.FS) (*Index, error) {
 	b := newBuilder(m, tree)
 	idx := &Index{Schema: Schema, Files: []File{}}
 	for _, p := range b.paths {
@@ -39,10 +39,10 @@ func Build(m *manifest.Manifest, tree fs.FS) (*Index, error) {
 	return idx, nil
 }
 
-func newBuilder(m *manifest.Manifest, tree fs.FS) *builder {
+func newBuilder(m *snapshot.Manifest, tree fs.FS) *builder {
 	b := &builder{
 		tree:   tree,
-		byPath: make(map[string]*manifest.Entry, len(m.Files)),
+		byPath: make(map[string]*snapshot.Entry, len(m.Files)),
 		memo:   map[string]*parsed{},
 		pruned: m.Pruned,
 	}
@@ -62,16 +62,16 @@ func newBuilder(m *manifest.Manifest, tree fs.FS) *builder {
 type Resolver struct{ b *builder }
 
 // NewResolver indexes m's paths once for many Source calls.
-func NewResolver(m *manifest.Manifest) *Resolver { return &Resolver{newBuilder(m, nil)} }
+func NewResolver(m *snapshot.Manifest) *Resolver { return &Resolver{newBuilder(m, nil)} }
 
 // Source returns the staged path holding p's text, or "" and why not.
 func (r *Resolver) Source(p string) (string, string) { return r.b.source(p) }
 
 type builder struct {
 	tree    fs.FS
-	byPath  map[string]*manifest.Entry
+	byPath  map[string]*snapshot.Entry
 	paths   []string // sorted
-	pruned  []manifest.Pruned
+	pruned  []snapshot.Pruned
 	memo    map[string]*parsed // by staged path
 	br      *bufio.Reader      // reused for every file: Build reads one at a time
 	scratch scratch

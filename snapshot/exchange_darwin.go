@@ -1,6 +1,6 @@
 //go:build darwin
 
-package pipeline
+package snapshot
 
 import (
 	"errors"

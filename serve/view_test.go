@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/lineindex"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // snap describes a snapshot to publish for a test.
@@ -30,12 +30,12 @@ type snap struct {
 }
 
 // publish writes s as a complete snapshot directory at out (which must not
-// exist yet): files.json through manifest.EncodeJSON, REPO_MAP.md, tree/.
+// exist yet): files.json through snapshot.EncodeJSON, REPO_MAP.md, tree/.
 func publish(t testing.TB, out string, s snap) {
 	t.Helper()
-	var m manifest.Manifest
-	m.Schema = manifest.FilesSchema
-	m.Pruned = []manifest.Pruned{}
+	var m snapshot.Manifest
+	m.Schema = snapshot.FilesSchema
+	m.Pruned = []snapshot.Pruned{}
 	for p, content := range s.files {
 		full := filepath.Join(out, "tree", filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -55,11 +55,11 @@ func publish(t testing.TB, out string, s snap) {
 		m.Files = append(m.Files, e)
 	}
 	for _, p := range s.junk {
-		m.Files = append(m.Files, manifest.Entry{Path: p, Category: "junk", Reason: "symlink", LinkTarget: "/etc/passwd"})
+		m.Files = append(m.Files, snapshot.Entry{Path: p, Category: "junk", Reason: "symlink", LinkTarget: "/etc/passwd"})
 	}
-	slices.SortFunc(m.Files, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(m.Files, func(a, b snapshot.Entry) int { return strings.Compare(a.Path, b.Path) })
 	var buf bytes.Buffer
-	if err := manifest.EncodeJSON(&buf, &m); err != nil {
+	if err := snapshot.EncodeJSON(&buf, &m); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(out, "files.json"), buf.Bytes(), 0o644); err != nil {
@@ -110,12 +110,12 @@ func writeTestIndexes(t testing.TB, out string, s snap) {
 	}
 }
 
-func entryFor(p, content string, oversize bool) manifest.Entry {
+func entryFor(p, content string, oversize bool) snapshot.Entry {
 	cat := "text"
 	if path.Ext(p) == ".go" {
 		cat = "source"
 	}
-	return manifest.Entry{
+	return snapshot.Entry{
 		Path: p, Size: int64(len(content)), Category: cat, Mime: "text/plain; charset=utf-8",
 		Encoding: "utf-8", Lines: countLines(content), Tokens: testTokens(content),
 		Test:   strings.Contains(p, "_test") || strings.HasPrefix(p, "testdata/"),
@@ -194,7 +194,7 @@ func newTestServer(t testing.TB, s *snap, opts Options) (*Server, string) {
 // read runs read_file directly, as both transports do.
 func read(t testing.TB, srv *Server, args ReadFileArgs) (string, ReadFileResult, error) {
 	t.Helper()
-	ans, err := srv.call(context.Background(), "test", "read_file", nil, func(ctx context.Context, sn *snapshot) (answer, error) {
+	ans, err := srv.call(context.Background(), "test", "read_file", nil, func(ctx context.Context, sn *view) (answer, error) {
 		return srv.readFile(ctx, sn, args)
 	})
 	if err != nil {

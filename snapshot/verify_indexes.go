@@ -1,10 +1,9 @@
-package pipeline
+package snapshot
 
 import (
 	"path"
 
 	"github.com/repoprep/repoprep/internal/lineindex"
-	"github.com/repoprep/repoprep/internal/manifest"
 	"github.com/repoprep/repoprep/internal/trigram"
 )
 
@@ -13,28 +12,28 @@ import (
 // list exactly the staged paths, in order, with their current sizes;
 // lines.json must list exactly the staged oversize files with their line
 // counts and sizes. A stale index would make search miss matches.
-func (v *verifier) indexes(m *manifest.Manifest) {
-	data := v.readIndex(trigram.FileName)
+func (v *verifier) indexes(m *Manifest) {
+	data := v.readIndex(SearchIndex)
 	var ix *trigram.Index
 	if data != nil {
 		var err error
 		if ix, err = trigram.Parse(data); err != nil {
-			v.add(trigram.FileName, "%v", err)
+			v.add(SearchIndex, "%v", err)
 		}
 	}
-	data = v.readIndex(lineindex.FileName)
+	data = v.readIndex(LinesJSON)
 	var lx *lineindex.Index
 	if data != nil {
 		var err error
 		if lx, err = lineindex.Parse(data); err != nil {
-			v.add(lineindex.FileName, "%v", err)
+			v.add(LinesJSON, "%v", err)
 		}
 	}
 	if m == nil {
 		return
 	}
 	var staged []string
-	oversize := map[string]*manifest.Entry{}
+	oversize := map[string]*Entry{}
 	for i := range m.Files {
 		if e := &m.Files[i]; e.Staged {
 			staged = append(staged, e.Path)
@@ -44,7 +43,7 @@ func (v *verifier) indexes(m *manifest.Manifest) {
 		}
 	}
 	size := func(p string) int64 {
-		fi, err := v.root.Lstat(path.Join("tree", p))
+		fi, err := v.snap.Lstat(path.Join(TreeDir, p))
 		if err != nil || !fi.Mode().IsRegular() {
 			return -1 // tree() reports the file itself
 		}
@@ -53,15 +52,15 @@ func (v *verifier) indexes(m *manifest.Manifest) {
 	if ix != nil {
 		paths := ix.Paths()
 		if len(paths) != len(staged) {
-			v.add(trigram.FileName, "lists %d files, files.json stages %d", len(paths), len(staged))
+			v.add(SearchIndex, "lists %d files, files.json stages %d", len(paths), len(staged))
 		}
 		for i := 0; i < min(len(paths), len(staged)); i++ {
 			if paths[i] != staged[i] {
-				v.add(trigram.FileName, "file %d is %q, files.json stages %q there", i, paths[i], staged[i])
+				v.add(SearchIndex, "file %d is %q, files.json stages %q there", i, paths[i], staged[i])
 				break
 			}
 			if got := size(staged[i]); got >= 0 && got != ix.Size(i) {
-				v.add(trigram.FileName, "%q indexed at %d bytes, the staged file has %d", staged[i], ix.Size(i), got)
+				v.add(SearchIndex, "%q indexed at %d bytes, the staged file has %d", staged[i], ix.Size(i), got)
 			}
 		}
 	}
@@ -71,16 +70,16 @@ func (v *verifier) indexes(m *manifest.Manifest) {
 			listed[f.Path] = true
 			switch e := oversize[f.Path]; {
 			case e == nil:
-				v.add(lineindex.FileName, "lists %q, which files.json does not mark as staged and oversize", f.Path)
+				v.add(LinesJSON, "lists %q, which files.json does not mark as staged and oversize", f.Path)
 			case f.Lines != e.Lines:
-				v.add(lineindex.FileName, "%q has %d lines, files.json records %d", f.Path, f.Lines, e.Lines)
+				v.add(LinesJSON, "%q has %d lines, files.json records %d", f.Path, f.Lines, e.Lines)
 			case size(f.Path) >= 0 && size(f.Path) != f.Size:
-				v.add(lineindex.FileName, "%q indexed at %d bytes, the staged file has %d", f.Path, f.Size, size(f.Path))
+				v.add(LinesJSON, "%q indexed at %d bytes, the staged file has %d", f.Path, f.Size, size(f.Path))
 			}
 		}
 		for p := range oversize {
 			if !listed[p] {
-				v.add(lineindex.FileName, "does not list oversize file %q", p)
+				v.add(LinesJSON, "does not list oversize file %q", p)
 			}
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package serve
+package snapshot
 
 import (
 	"io/fs"
@@ -17,7 +17,10 @@ func devIno(fi fs.FileInfo) (dev, ino uint64) {
 	return 0, 0
 }
 
-func linkCount(fi fs.FileInfo) uint64 {
+// LinkCount is how many names the file behind fi has: a staged copy has
+// one, and the server and verify refuse a hard-linked one (a link from
+// elsewhere would let a write there change what is served).
+func LinkCount(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Nlink) //nolint:unconvert // widths differ by platform
 	}

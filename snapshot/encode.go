@@ -1,4 +1,4 @@
-package manifest
+package snapshot
 
 import (
 	"io"
@@ -31,7 +31,7 @@ func appendEntry(b []byte, e *Entry) []byte {
 	b = appendStringField(b, "hash", e.Hash, false)
 	b = appendIntField(b, "secrets", int64(e.Secrets))
 	b = appendStringField(b, "link_target", e.LinkTarget, true)
-	b = appendStringField(b, "error", e.Error, true)
+	b = appendStringField(b, "error", e.Err, true)
 	b = appendStringField(b, "extracted_from", e.ExtractedFrom, true)
 	b = appendStringField(b, "extractor", e.Extractor, true)
 	b = appendStringField(b, "extractor_version", e.ExtractorVersion, true)

@@ -1,6 +1,6 @@
 //go:build !darwin && (!linux || repoprep_portable)
 
-package pipeline
+package snapshot
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package pipeline
+package snapshot
 
 import (
 	"bufio"
@@ -8,8 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"unicode/utf8"
-
-	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 // OversizeIndex is oversize.json: the staged text files too large to read
@@ -41,8 +39,8 @@ const previewCutMarker = " …[line cut]"
 // lines read from tree, the staged copy (already normalized and redacted).
 // Each preview is read as a bounded stream: at most previewLines lines of
 // at most maxPreviewLineBytes each are kept, whatever the file holds.
-func WriteOversize(w io.Writer, m *manifest.Manifest, tree fs.FS, previewLines int) error {
-	idx := OversizeIndex{Schema: manifest.OversizeSchema, Files: []OversizeFile{}}
+func WriteOversize(w io.Writer, m *Manifest, tree fs.FS, previewLines int) error {
+	idx := OversizeIndex{Schema: OversizeSchema, Files: []OversizeFile{}}
 	for i := range m.Files {
 		e := &m.Files[i]
 		if !e.Oversize || !e.Staged {
@@ -56,7 +54,7 @@ func WriteOversize(w io.Writer, m *manifest.Manifest, tree fs.FS, previewLines i
 			Path: e.Path, Size: e.Size, Lines: e.Lines, Encoding: e.Encoding, Preview: preview,
 		})
 	}
-	return manifest.EncodeJSON(w, idx)
+	return EncodeJSON(w, idx)
 }
 
 func readPreview(tree fs.FS, name string, lines int) (string, error) {

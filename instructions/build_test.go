@@ -9,7 +9,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/repoprep/repoprep/internal/manifest"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // build indexes a staged tree given as path -> content; symlinks are
@@ -17,16 +17,16 @@ import (
 func build(t *testing.T, files map[string]string) *Index {
 	t.Helper()
 	tree := fstest.MapFS{}
-	m := &manifest.Manifest{Schema: manifest.FilesSchema}
+	m := &snapshot.Manifest{Schema: snapshot.FilesSchema}
 	for p, c := range files {
 		if target, ok := strings.CutPrefix(c, "->"); ok {
-			m.Files = append(m.Files, manifest.Entry{Path: p, Category: "junk", Reason: "symlink", LinkTarget: target})
+			m.Files = append(m.Files, snapshot.Entry{Path: p, Category: "junk", Reason: "symlink", LinkTarget: target})
 			continue
 		}
 		tree[p] = &fstest.MapFile{Data: []byte(c)}
-		m.Files = append(m.Files, manifest.Entry{Path: p, Staged: true, Tokens: len(c)})
+		m.Files = append(m.Files, snapshot.Entry{Path: p, Staged: true, Tokens: len(c)})
 	}
-	slices.SortFunc(m.Files, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(m.Files, func(a, b snapshot.Entry) int { return strings.Compare(a.Path, b.Path) })
 	idx, err := Build(m, tree)
 	if err != nil {
 		t.Fatal(err)

@@ -1,15 +1,14 @@
-package pipeline
+package snapshot
 
 import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"unicode/utf8"
-
-	"github.com/repoprep/repoprep/internal/manifest"
 )
 
 func TestPreviewHead(t *testing.T) {
@@ -83,7 +82,7 @@ func TestWriteOversize(t *testing.T) {
 		"small.txt":     {Data: []byte("hi\n")},
 		"data/huge.csv": {Data: []byte("a,b\n1,2\n")},
 	}
-	m := newManifest([]manifest.Entry{
+	m := newManifest([]Entry{
 		{Path: "big.log", Size: 3 << 20, Lines: 4, Encoding: "gb18030", Staged: true, Oversize: true},
 		{Path: "small.txt", Size: 3, Lines: 1, Encoding: "utf-8", Staged: true},
 		{Path: "data/huge.csv", Size: 9 << 20, Lines: 2, Encoding: "utf-8", Staged: true, Oversize: true},
@@ -133,7 +132,7 @@ func TestWriteOversizeEmpty(t *testing.T) {
 }
 
 func TestWriteOversizeMissingFile(t *testing.T) {
-	m := newManifest([]manifest.Entry{{Path: "gone.txt", Staged: true, Oversize: true}}, nil)
+	m := newManifest([]Entry{{Path: "gone.txt", Staged: true, Oversize: true}}, nil)
 	err := WriteOversize(io.Discard, m, fstest.MapFS{}, 10)
 	if err == nil || !strings.Contains(err.Error(), "gone.txt") {
 		t.Errorf("err = %v, want one naming gone.txt", err)
@@ -164,4 +163,10 @@ func FuzzPreviewHead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// newManifest is files.json holding files (sorted here) and pruned.
+func newManifest(files []Entry, pruned []Pruned) *Manifest {
+	slices.SortFunc(files, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return &Manifest{Schema: FilesSchema, Files: files, Pruned: pruned}
 }

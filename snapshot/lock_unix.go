@@ -1,6 +1,6 @@
 //go:build unix
 
-package pipeline
+package snapshot
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 )
 
 // tryLock makes one attempt; retry means the lock file changed under it.
-func tryLock(path string) (l *outLock, retry bool, err error) {
+func tryLock(path string) (l *Lock, retry bool, err error) {
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
 	switch {
 	case err == unix.ELOOP:
@@ -48,7 +48,7 @@ func tryLock(path string) (l *outLock, retry bool, err error) {
 		f.Close()
 		return nil, true, nil
 	}
-	l = &outLock{f: f, path: path, id: dirfd.IDOf(&st)}
+	l = &Lock{f: f, path: path, id: dirfd.IDOf(&st)}
 	l.holder = fmt.Sprintf("pid %d", os.Getpid())
 	if host, err := os.Hostname(); err == nil {
 		l.holder += " on " + host
@@ -71,7 +71,7 @@ func lockProblem(st *unix.Stat_t) string {
 
 // ours reports whether p is a directory (not a symlink) owned by this user
 // with identity id.
-func (l *outLock) ours(p string, id dirfd.ID) bool {
+func (l *Lock) ours(p string, id dirfd.ID) bool {
 	var st unix.Stat_t
 	if err := unix.Lstat(p, &st); err != nil {
 		return false
