@@ -13,6 +13,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -156,7 +157,7 @@ func TestATimeRefusedSaidOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep Report
+	var rep report.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -174,7 +175,7 @@ func TestSecretInName(t *testing.T) {
 			t.Errorf("tree/backups holds %v", entries)
 		}
 	}
-	var doc SecretsFile
+	var doc secrets.FindingsFile
 	b, _ := os.ReadFile(filepath.Join(out, "secrets.json"))
 	json.Unmarshal(b, &doc)
 	lines := map[string]int{}

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"crypto/subtle"
 	"encoding/gob"
 	"encoding/hex"
@@ -23,6 +22,8 @@ import (
 
 	"github.com/repoprep/repoprep/internal/dedup"
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -75,27 +76,7 @@ const (
 	whyCopy       = "previous-copy-differs"
 	whyPathLength = "path-too-long" // its copy does not fit under this run's temporary name
 
-	previousUsed  = "used"
-	previousFull  = "full"      // --full
-	previousNone  = "none"      // no previous snapshot at OUT
-	previousOther = "other-key" // another build, other rules or options
-	previousState = "no-state"  // no usable state: missing, damaged, not this user's, not this files.json
 )
-
-// Refresh is report.json's refresh: what a run took from the previous
-// snapshot and why it took no more.
-type Refresh struct {
-	// Key is a digest of the build, the effective rules and every option
-	// that changes what a run publishes: a snapshot made under another
-	// key is never reused.
-	Key      string `json:"key"`
-	Previous string `json:"previous"`         // used, full, none, other-key or no-state
-	Detail   string `json:"detail,omitempty"` // what was wrong with the previous state
-	// Reused counts the entries taken from the previous snapshot;
-	// NotReused the others, by why (decided-by-scan, new, changed, ...).
-	Reused    int            `json:"reused"`
-	NotReused map[string]int `json:"not_reused"`
-}
 
 // refreshState is the state file's body, after its MAC line, in gob: a
 // refresh decodes it in a twelfth of the time JSON takes (7 against 94 ms
@@ -117,7 +98,7 @@ type refreshState struct {
 	// fingerprints, never a value): a refresh that finds every file as it
 	// was, those with findings included, publishes them again
 	// (prior.split's replay).
-	Findings []PathFinding
+	Findings []secrets.PathFinding
 }
 
 // stateEntry is one regular file the scan left for the per-file stages.
@@ -237,9 +218,9 @@ type prior struct {
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
-	manifest           *snapshot.Manifest // what files.json holds
-	valueList          []string           // the state's Values, in its order
-	findings           []PathFinding      // what secrets.json lists
+	manifest           *snapshot.Manifest    // what files.json holds
+	valueList          []string              // the state's Values, in its order
+	findings           []secrets.PathFinding // what secrets.json lists
 	// replayed: nothing changed, the files with findings included, and
 	// their previous entries, copies and findings were taken (split).
 	replayed bool
@@ -264,7 +245,7 @@ func (p *prior) close() {
 // is called with the lock held: no run can replace out meanwhile.
 func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	if _, err := os.Lstat(filepath.Join(out, "files.json")); errors.Is(err, fs.ErrNotExist) {
-		return nil, previousNone, ""
+		return nil, report.PreviousNone, ""
 	}
 	// files.json is read and hashed beside the state, which must name it.
 	filesSum := make(chan string, 1)
@@ -280,18 +261,18 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	st, err := readState(out, keys.mac)
 	sum := <-filesSum
 	if err != nil {
-		return nil, previousState, err.Error()
+		return nil, report.PreviousNoState, err.Error()
 	}
 	if st.Key != key {
-		return nil, previousOther, ""
+		return nil, report.PreviousOther, ""
 	}
 	if sum != st.FilesJSON || st.Manifest == nil {
-		return nil, previousState, "files.json is not the one the state describes"
+		return nil, report.PreviousNoState, "files.json is not the one the state describes"
 	}
 	m := st.Manifest
 	tree, err := dirfd.Open(filepath.Join(out, "tree"), dirfd.Options{MaxOpenDirs: 16}) // beside the source tree's 64
 	if err != nil {
-		return nil, previousState, err.Error()
+		return nil, report.PreviousNoState, err.Error()
 	}
 	treeDir, _ := os.Open(filepath.Join(out, "tree")) // nil: every open walks with dirfd
 	p := &prior{
@@ -311,7 +292,7 @@ func loadPrior(out, key string, keys refreshKeys) (*prior, string, string) {
 	for i := range m.Files {
 		p.entries[m.Files[i].Path] = &m.Files[i]
 	}
-	return p, previousUsed, ""
+	return p, report.PreviousUsed, ""
 }
 
 // readOwn reads a file of the previous snapshot whole (openOwn: no
@@ -445,32 +426,6 @@ func (p *prior) check(env *stages.Env, rec *stages.Record) (string, *snapshot.En
 		return se.Redo, en, se // read again; se and en say what its text was
 	}
 	return "", en, se
-}
-
-// line is the audit's one line about reuse: "9,120 of 11,478 from the
-// previous snapshot (changed 2, had-findings 96, ...)", or why none.
-func (f *Refresh) line(files int) string {
-	switch f.Previous {
-	case previousUsed:
-	case previousFull:
-		return "none: --full"
-	case previousNone:
-		return "none: no previous snapshot"
-	case previousOther:
-		return "none: the previous snapshot was made by another build or under other rules or options"
-	default:
-		return "none: " + cmp.Or(f.Detail, "no usable refresh state")
-	}
-	var why []string
-	for k, n := range f.NotReused {
-		why = append(why, fmt.Sprintf("%s %s", k, mapNum(n)))
-	}
-	slices.Sort(why)
-	s := fmt.Sprintf("%s of %s from the previous snapshot", mapNum(f.Reused), mapNum(files))
-	if len(why) > 0 {
-		s += "; read: " + strings.Join(why, ", ")
-	}
-	return s
 }
 
 // sameRepoMap returns the previous REPO_MAP.md when this run's files.json

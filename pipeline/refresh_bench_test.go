@@ -14,6 +14,8 @@ import (
 
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/report"
 )
 
 // BenchmarkRefreshGoSrc (make bench-refresh) runs, on a copy of Go's src/
@@ -81,7 +83,7 @@ func BenchmarkRefreshGoSrc(b *testing.B) {
 		d, res = run(false)
 		tSame += d
 		same = res
-		if rf := res.Report.Refresh; rf.Previous != previousUsed || rf.Reused != files {
+		if rf := res.Report.Refresh; rf.Previous != report.PreviousUsed || rf.Reused != files {
 			b.Fatalf("unchanged: %+v", rf)
 		}
 		text := orig

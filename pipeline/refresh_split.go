@@ -26,6 +26,7 @@ import (
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -97,7 +98,7 @@ func (p *prior) split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	}
 	// The replay: every other file as it was, and every finding from text.
 	replay := len(findings) > 0 && seen == len(p.files) &&
-		!slices.ContainsFunc(p.findings, func(f PathFinding) bool { return f.Line == 0 }) &&
+		!slices.ContainsFunc(p.findings, func(f secrets.PathFinding) bool { return f.Line == 0 }) &&
 		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != whyFindings && r != whyScan }) &&
 		namesClean()
 	var replayed []job // placed like the others, filled only if all of them are
@@ -414,7 +415,7 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	<-r.load.done
 	r.prior = r.load.p
 	if r.prior == nil {
-		r.refresh.Previous = cmp.Or(r.load.previous, r.refresh.Previous, previousNone)
+		r.refresh.Previous = cmp.Or(r.load.previous, r.refresh.Previous, report.PreviousNone)
 		r.refresh.Detail = cmp.Or(r.load.detail, r.refresh.Detail)
 		if len(recs) > 0 {
 			r.refresh.NotReused[r.refresh.Previous] = len(recs)
@@ -424,7 +425,7 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 		}
 		return r.perFile(ctx, env, recs, true)
 	}
-	r.refresh.Previous = previousUsed
+	r.refresh.Previous = report.PreviousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
 	todo, wait := r.prior.split(ctx, env, recs, r.opts.Workers, r.refresh.NotReused, func() bool { return env.NamesClean(r.secrets, recs) })

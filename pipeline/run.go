@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/report"
 
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
@@ -30,8 +31,8 @@ var ErrBadOptions = errors.New("bad options")
 // Result is what a published run hands back to its caller.
 type Result struct {
 	Manifest *snapshot.Manifest
-	Report   Report
-	Findings []PathFinding // secrets found, one per path holding them
+	Report   report.Report
+	Findings []secrets.PathFinding // secrets found, one per path holding them
 }
 
 // Run scans opts.Root, runs every stage and publishes the snapshot to
@@ -75,11 +76,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, badOptions(err)
 	}
 	keys := newRefreshKeys(opts.FingerprintKey)
-	refresh := Refresh{NotReused: map[string]int{}}
+	refresh := report.Refresh{NotReused: map[string]int{}}
 	if refresh.Key, err = refreshKey(opts, rulesDigest, sec, keys); err != nil {
 		// Without the build's digest no snapshot can be trusted to be this
 		// build's: read everything, and write no state.
-		refresh.Previous, refresh.Detail = previousState, err.Error()
+		refresh.Previous, refresh.Detail = report.PreviousNoState, err.Error()
 	}
 	lock, err := snapshot.Acquire(opts.OutDir, opts.Logger)
 	if err != nil {
@@ -92,7 +93,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	case refresh.Key == "":
 		close(load.done)
 	case opts.Full:
-		refresh.Previous = previousFull
+		refresh.Previous = report.PreviousFull
 		close(load.done)
 	default:
 		go func() {
@@ -128,7 +129,7 @@ type run struct {
 	rules        *rules.Set
 	secrets      stages.SecretOptions
 	scanner      func() (*secrets.Scanner, error) // secrets.Scanner, compiled while the scan runs
-	nameFindings []stages.Finding                 // credentials in paths and link targets, found before dedup
+	nameFindings []secrets.PathFinding            // credentials in paths and link targets, found before dedup
 	out          *snapshot.Pending                // the snapshot being built
 	tmp          string                           // out.Dir()
 	start        time.Time
@@ -138,8 +139,8 @@ type run struct {
 	pruned       []stages.Pruned // with file counts, for the audit
 
 	load    *priorLoad
-	prior   *prior  // the previous snapshot a refresh reuses (from load); nil: read every file
-	refresh Refresh // what was reused, for report.json
+	prior   *prior         // the previous snapshot a refresh reuses (from load); nil: read every file
+	refresh report.Refresh // what was reused, for report.json
 	keys    refreshKeys
 	state   *refreshState // for the next refresh, written beside files.json
 	warmed  bool          // the tokenizer's tables are being built
@@ -229,15 +230,15 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 	t = r.timerOver("secrets", recs, holdsStaged)
 	prog.Stage("secrets", -1)
-	var findings []PathFinding
+	var findings []secrets.PathFinding
 	if r.replayed() {
-		findings = append([]PathFinding{}, r.prior.findings...) // nothing was read: every finding stands
+		findings = append([]secrets.PathFinding{}, r.prior.findings...) // nothing was read: every finding stands
 	} else {
 		fs, err := r.scanSecrets(ctx, env, recs)
 		if err != nil {
 			return nil, err
 		}
-		findings = toPathFindings(fs)
+		findings = fs
 	}
 	if err := env.PruneEmptyDirs(); err != nil {
 		return nil, err
@@ -449,14 +450,14 @@ type stageTime struct {
 var stageOrder = []string{"scan", "reuse", "read", "classify", "triage", "normalize", "secrets", "hash", "dedup", "index", "write"}
 
 // stageTimes are report.json's stage rows.
-func (r *run) stageTimes() []StageTime {
-	out := make([]StageTime, 0, len(r.stages))
+func (r *run) stageTimes() []report.StageTime {
+	out := make([]report.StageTime, 0, len(r.stages))
 	sorted := slices.Clone(r.stages)
 	slices.SortStableFunc(sorted, func(a, b stageTime) int {
 		return cmp.Compare(slices.Index(stageOrder, a.name), slices.Index(stageOrder, b.name))
 	})
 	for _, s := range sorted {
-		st := StageTime{Name: s.name, Seconds: s.took.Seconds(), Files: s.files, Bytes: s.bytes}
+		st := report.StageTime{Name: s.name, Seconds: s.took.Seconds(), Files: s.files, Bytes: s.bytes}
 		if st.Seconds > 0 {
 			st.FilesPerSec = round(float64(st.Files) / st.Seconds)
 			st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)

@@ -364,3 +364,10 @@ func hashHex(data []byte) string {
 	sum := blake3.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
+
+// checkGoldenFile compares got with testdata/<dir>/<name>, rewriting it
+// under -update.
+func checkGoldenFile(t *testing.T, dir, name string, got []byte) {
+	t.Helper()
+	testkit.Golden(t, filepath.Join("testdata", dir, name), got)
+}

@@ -18,7 +18,9 @@ import (
 	"github.com/repoprep/repoprep/instructions"
 	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 	"github.com/repoprep/repoprep/internal/lineindex"
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/rules"
 	"github.com/repoprep/repoprep/schema"
 	"github.com/repoprep/repoprep/snapshot"
@@ -32,18 +34,18 @@ import (
 // outputSchemas maps each "schema" value to the Go type written under it.
 var outputSchemas = map[string]reflect.Type{
 	snapshot.FilesSchema:    reflect.TypeFor[snapshot.Manifest](),
-	snapshot.SecretsSchema:  reflect.TypeFor[SecretsFile](),
+	secrets.Schema:          reflect.TypeFor[secrets.FindingsFile](),
 	snapshot.OversizeSchema: reflect.TypeFor[snapshot.OversizeIndex](),
-	snapshot.ReportSchema:   reflect.TypeFor[Report](),
+	snapshot.ReportSchema:   reflect.TypeFor[report.Report](),
 	instructions.Schema:     reflect.TypeFor[instructions.Index](),
 	lineindex.Schema:        reflect.TypeFor[lineindex.Index](),
-	BaselineSchema:          reflect.TypeFor[Baseline](),
+	secrets.BaselineSchema:  reflect.TypeFor[secrets.Baseline](),
 }
 
 // outputFiles maps each file of OUT that has a schema to its value.
 var outputFiles = map[string]string{
 	"files.json":        snapshot.FilesSchema,
-	"secrets.json":      snapshot.SecretsSchema,
+	"secrets.json":      secrets.Schema,
 	"oversize.json":     snapshot.OversizeSchema,
 	"report.json":       snapshot.ReportSchema,
 	"instructions.json": instructions.Schema,
@@ -205,10 +207,11 @@ func (w *typeWalker) walk(typ reflect.Type, node map[string]any, where string) {
 			required = append(required, r.(string))
 		}
 		fields := map[string]bool{}
-		for i := range typ.NumField() {
-			f := typ.Field(i)
+		// As encoding/json writes them: an embedded struct without a name
+		// in its tag gives its fields to the object.
+		for _, f := range reflect.VisibleFields(typ) {
 			tag := f.Tag.Get("json")
-			if !f.IsExported() || tag == "-" {
+			if !f.IsExported() || tag == "-" || f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
 				continue
 			}
 			name, opts, _ := strings.Cut(tag, ",")
@@ -303,7 +306,7 @@ func TestSchemaEnums(t *testing.T) {
 	if got, want := enumOf(t, files, "$defs", "pruned", "properties", "reason"), []string{"excluded-dir", "ignored", "unreadable", stages.ReasonExcludedByRule}; !slices.Equal(got, want) {
 		t.Errorf("pruned reason enum %q, want %q", got, want)
 	}
-	secretsDoc := schemaDoc(t, snapshot.SecretsSchema)
+	secretsDoc := schemaDoc(t, secrets.Schema)
 	kinds, sevs := map[string]bool{}, map[string]bool{}
 	for _, r := range rs.Secrets {
 		kinds[r.Kind], sevs[r.Severity] = true, true
@@ -476,12 +479,12 @@ func TestSchemasValidateFixtureRun(t *testing.T) {
 				}
 			}
 			var baseline bytes.Buffer
-			if err := snapshot.EncodeJSON(&baseline, NewBaseline(res.Findings)); err != nil {
+			if err := snapshot.EncodeJSON(&baseline, secrets.NewBaseline(res.Findings)); err != nil {
 				t.Fatal(err)
 			}
 			if inst, err := jsonschema.UnmarshalJSON(&baseline); err != nil {
 				t.Fatal(err)
-			} else if err := schemas[BaselineSchema].Validate(inst); err != nil {
+			} else if err := schemas[secrets.BaselineSchema].Validate(inst); err != nil {
 				t.Errorf("the baseline of this run does not validate: %v", err)
 			}
 			instr := docs["instructions.json"].(map[string]any)["files"].([]any)

@@ -5,11 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/repoprep/repoprep/internal/secrets"
@@ -17,74 +14,6 @@ import (
 	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
-
-// PathFinding is one secrets.json finding: where, which rule, of which kind
-// and severity, and the match masked. The full secret is never part of it.
-type PathFinding struct {
-	Path        string `json:"path"`
-	Line        int    `json:"line"` // 0: the secret is in the path or link target
-	Column      int    `json:"column"`
-	Rule        string `json:"rule"`
-	Description string `json:"description"`
-	Kind        string `json:"kind"`     // credential or pii
-	Severity    string `json:"severity"` // high, medium or low
-	Match       string `json:"match"`
-	Fingerprint string `json:"fingerprint"`
-}
-
-// SecretsFile is secrets.json.
-type SecretsFile struct {
-	Schema   string        `json:"schema"`
-	Findings []PathFinding `json:"findings"`
-}
-
-// BaselineSchema names a baseline file's format.
-const BaselineSchema = "repoprep.baseline/v1"
-
-// Baseline is a baseline file: the fingerprints of findings that are known
-// and accepted, which `run --baseline` leaves out of what it reports.
-type Baseline struct {
-	Schema       string   `json:"schema"`
-	Fingerprints []string `json:"fingerprints"` // sorted, unique
-}
-
-// NewBaseline makes the baseline that accepts every finding of fs.
-func NewBaseline(fs []PathFinding) Baseline {
-	b := Baseline{Schema: BaselineSchema, Fingerprints: []string{}}
-	for _, f := range fs {
-		b.Fingerprints = append(b.Fingerprints, f.Fingerprint)
-	}
-	slices.Sort(b.Fingerprints)
-	b.Fingerprints = slices.Compact(b.Fingerprints)
-	return b
-}
-
-// ReadBaseline reads the fingerprints of a baseline file or of a
-// secrets.json (whose findings then count as accepted).
-func ReadBaseline(r io.Reader) (map[string]bool, error) {
-	var doc struct {
-		Schema       string        `json:"schema"`
-		Fingerprints []string      `json:"fingerprints"`
-		Findings     []PathFinding `json:"findings"`
-	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	switch doc.Schema {
-	case BaselineSchema:
-		for _, fp := range doc.Fingerprints {
-			out[fp] = true
-		}
-	case snapshot.SecretsSchema:
-		for _, f := range doc.Findings {
-			out[f.Fingerprint] = true
-		}
-	default:
-		return nil, fmt.Errorf("schema %q: want %s or %s", doc.Schema, BaselineSchema, snapshot.SecretsSchema)
-	}
-	return out, nil
-}
 
 // keyRule names the fingerprint key when the cross-file pass finds it in
 // the tree (a run over the user's home directory would stage it).
@@ -127,7 +56,7 @@ func newSecretOptions(o Options, rs *rules.Set) (opts stages.SecretOptions, scan
 			return opts, scanner, fmt.Errorf("baseline: %w", err)
 		}
 		defer f.Close()
-		if opts.Baseline, err = ReadBaseline(f); err != nil {
+		if opts.Baseline, err = secrets.ReadBaseline(f); err != nil {
 			return opts, scanner, fmt.Errorf("baseline %s: %w", o.Baseline, err)
 		}
 	}
@@ -144,41 +73,25 @@ func randomKey() []byte {
 }
 
 // scanSecrets runs the secrets stage; names come first, in scanNames.
-func (r *run) scanSecrets(ctx context.Context, env *stages.Env, recs []*stages.Record) ([]stages.Finding, error) {
+func (r *run) scanSecrets(ctx context.Context, env *stages.Env, recs []*stages.Record) ([]secrets.PathFinding, error) {
 	fs, err := env.Secrets(ctx, recs, r.opts.Workers, r.secrets)
 	if err != nil {
 		return nil, err
 	}
 	fs = append(fs, r.nameFindings...)
-	stages.SortFindings(fs)
+	secrets.SortFindings(fs)
 	return fs, nil
 }
 
-func toPathFindings(fs []stages.Finding) []PathFinding {
-	out := make([]PathFinding, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, PathFinding{
-			Path: f.Path, Line: f.Line, Column: f.Column, Rule: f.Rule,
-			Description: f.Description, Kind: f.Kind, Severity: f.Severity,
-			Match: f.Match, Fingerprint: f.Fingerprint,
-		})
-	}
-	return out
-}
-
 // writeSecrets writes secrets.json and the same findings as SARIF 2.1.0.
-func writeSecrets(dir string, fs []PathFinding, version string) error {
-	if err := writeJSONFile(filepath.Join(dir, "secrets.json"), SecretsFile{Schema: snapshot.SecretsSchema, Findings: fs}); err != nil {
+func writeSecrets(out *snapshot.Pending, fs []secrets.PathFinding, version string) error {
+	if fs == nil {
+		fs = []secrets.PathFinding{} // "findings": [], never null
+	}
+	if err := out.WriteJSON(snapshot.SecretsJSON, secrets.FindingsFile{Schema: secrets.Schema, Findings: fs}); err != nil {
 		return err
 	}
-	sarif := make([]secrets.PathFinding, 0, len(fs))
-	for _, f := range fs {
-		sarif = append(sarif, secrets.PathFinding{Path: f.Path, Finding: secrets.Finding{
-			Line: f.Line, Column: f.Column, Rule: f.Rule, Description: f.Description,
-			Kind: f.Kind, Severity: f.Severity, Match: f.Match, Fingerprint: f.Fingerprint,
-		}})
-	}
-	return writeFile(filepath.Join(dir, "secrets.sarif"), func(w *bufio.Writer) error {
-		return secrets.WriteSARIF(w, sarif, version)
+	return out.WriteFile(snapshot.SecretsSARIF, func(w *bufio.Writer) error {
+		return secrets.WriteSARIF(w, fs, version)
 	})
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/repoprep/repoprep/repomap"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -52,7 +54,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	if err != nil {
 		return err
 	}
-	if err := writeSecrets(r.tmp, res.Findings, r.opts.Version); err != nil {
+	if err := writeSecrets(r.out, res.Findings, r.opts.Version); err != nil {
 		return err
 	}
 	if err := writeFile(filepath.Join(r.tmp, "oversize.json"), func(w *bufio.Writer) error {
@@ -64,7 +66,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}
 	repoMap := r.prior.sameRepoMap(filesSum)
 	if repoMap == nil {
-		repoMap = RepoMap(m, RepoMapOptions{Name: filepath.Base(r.opts.Root), Tree: tree.FS()})
+		repoMap = repomap.Render(m, repomap.Options{Name: filepath.Base(r.opts.Root), Tree: tree.FS()})
 	}
 	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), repoMap, 0o644); err != nil {
 		return err
@@ -83,7 +85,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 		return err
 	}
 	r.recordWrite(time.Since(begin), m)
-	res.Report = r.report(res)
+	res.Report = r.buildReport(res)
 	return writeJSONFile(filepath.Join(r.tmp, "report.json"), res.Report)
 }
 
@@ -137,29 +139,20 @@ func (f ctxFile) Read(p []byte) (int, error) {
 	return f.File.Read(p)
 }
 
-func (r *run) report(res *Result) Report {
-	rep := Report{
+func (r *run) buildReport(res *Result) report.Report {
+	rep := report.Report{
 		Schema: snapshot.ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
-		Categories: map[string]int{}, Reasons: map[string]int{}, Secrets: len(res.Findings),
-		Pruned: len(res.Manifest.Pruned), Stages: r.stageTimes(), Tools: toolVersions(),
+		Secrets: len(res.Findings), Stages: r.stageTimes(), Tools: toolVersions(),
 		ATimeNotKept: r.src.ATimeMoved(), Refresh: &r.refresh,
 	}
-	for _, e := range res.Manifest.Files {
-		rep.Files++
-		rep.Bytes += e.Size
-		rep.Categories[e.Category]++
-		if e.Reason != "" {
-			rep.Reasons[e.Reason]++
-		}
-		if e.Staged {
-			rep.Staged++
-			rep.StagedBytes += e.Size // source bytes; the staged copies are in tree/
-			rep.Tokens += int64(e.Tokens)
-		}
+	rep.Count(res.Manifest)
+	audit := report.BuildAudit(res.Manifest, report.CountSecrets(res.Findings), rep.Stages)
+	pruned := make([]report.AuditPruned, len(r.pruned))
+	for i, p := range r.pruned {
+		pruned[i] = report.AuditPruned{Path: p.Path, Reason: p.Reason, Files: p.Files, Capped: p.Capped}
 	}
-	audit := BuildAudit(res.Manifest, countSecrets(res.Findings), rep.Stages)
-	audit.addPruned(r.pruned)
+	audit.AddPruned(pruned)
 	audit.Refresh = &r.refresh
 	rep.Audit = &audit
 	return rep

@@ -31,5 +31,4 @@ const (
 	FilesSchema    = "repoprep.files/v1"
 	OversizeSchema = "repoprep.oversize/v1"
 	ReportSchema   = "repoprep.report/v1"
-	SecretsSchema  = "repoprep.secrets/v1"
 )

@@ -25,6 +25,7 @@ import (
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
 
@@ -241,7 +242,7 @@ type verifySecrets struct {
 // cannot be used.
 func (v *verifier) secrets(m *Manifest) *verifySecrets {
 	var s verifySecrets
-	if !v.decodeIndex(SecretsJSON, SecretsSchema, &s, false) {
+	if !v.decodeIndex(SecretsJSON, secrets.Schema, &s, false) {
 		return nil
 	}
 	if m == nil {

@@ -76,7 +76,7 @@ func writeSnapshot(t testing.TB, dir string, tree fstest.MapFS, extra []Entry) *
 	write("files.json", func(w io.Writer) error { return EncodeJSON(w, m) })
 	write("oversize.json", func(w io.Writer) error { return WriteOversize(w, m, tree, 3) })
 	write("secrets.json", func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, SecretsSchema)
+		_, err := fmt.Fprintf(w, `{"schema": %q, "findings": [{"path": "secret.env", "line": 1, "column": 5, "rule": "aws-access-key", "description": "AWS key", "match": "AKIA…(20)", "fingerprint": "x"}]}`, secrets.Schema)
 		return err
 	})
 	write("secrets.sarif", func(w io.Writer) error {

@@ -11,9 +11,10 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/rules"
-	"golang.org/x/sync/errgroup"
 )
 
 // benchTreeFiles is the size of the generated tree the scan benchmarks

@@ -3,8 +3,9 @@ package stages
 import (
 	"context"
 
-	"github.com/repoprep/repoprep/internal/dirfd"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
 // maxPrunedCount bounds the files counted under one pruned directory: a

@@ -19,13 +19,6 @@ import (
 	"github.com/repoprep/repoprep/rules"
 )
 
-// Finding is one secret at one path. Duplicates share their canonical
-// copy's findings, each under its own path.
-type Finding struct {
-	Path string
-	secrets.Finding
-}
-
 // Secret handling modes; pipeline validates the flags.
 const (
 	modeRedact  = "redact"
@@ -61,8 +54,8 @@ func (o SecretOptions) masks(kind string) bool {
 // it masked in files.json ([REDACTED:fingerprint] keeps paths unique), loses its staged
 // copy (the name would show in tree/), and gets reason "secret-in-name"; the findings
 // are returned under the masked path. Names are short, so this runs on one goroutine.
-func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) []Finding {
-	var out []Finding
+func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) []secrets.PathFinding {
+	var out []secrets.PathFinding
 	for _, rec := range recs {
 		var inPath []secrets.Finding
 		if !rec.nameClean {
@@ -82,7 +75,7 @@ func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) [
 		rec.Secrets = 0
 		for _, f := range append(inPath, inTarget...) {
 			if !opts.Baseline[f.Fingerprint] {
-				out = append(out, Finding{Path: rec.Path, Finding: f})
+				out = append(out, secrets.PathFinding{Path: rec.Path, Finding: f})
 				rec.Secrets++
 			}
 		}
@@ -127,7 +120,7 @@ type scanned struct {
 // union); in exclude mode a file with a credential leaves the tree (reason "secret");
 // in report mode the copy is left as it is. Personal data follows opts.PII. Findings
 // never hold the secret itself.
-func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts SecretOptions) ([]Finding, error) {
+func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts SecretOptions) ([]secrets.PathFinding, error) {
 	sc := opts.Scanner
 	var canon []*Record
 	dups := map[string][]*Record{} // canonical path -> its duplicates
@@ -250,7 +243,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		return nil, err
 	}
 
-	var out []Finding
+	var out []secrets.PathFinding
 	for i, rec := range canon {
 		res := results[i]
 		// For the next refresh: the rules' verdict at this path is known, and
@@ -270,7 +263,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 			h.Secrets = 0
 			for _, f := range fs {
 				if !opts.Baseline[f.Fingerprint] {
-					out = append(out, Finding{Path: h.Path, Finding: f})
+					out = append(out, secrets.PathFinding{Path: h.Path, Finding: f})
 					h.Secrets++
 				}
 			}
@@ -286,15 +279,8 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 			}
 		}
 	}
-	SortFindings(out)
+	secrets.SortFindings(out)
 	return out, nil
-}
-
-// SortFindings puts findings in secrets.json's order: by path, line, column, rule.
-func SortFindings(fs []Finding) {
-	slices.SortFunc(fs, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Rule, b.Rule))
-	})
 }
 
 // pool runs fn on every record with at most workers calls in flight.

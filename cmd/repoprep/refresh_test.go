@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/serve"
 )
 
@@ -142,7 +142,7 @@ func TestServeThroughRefresh(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("refresh: exit %d: %s", code, stderr)
 	}
-	var rep pipeline.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Refresh == nil || rep.Refresh.Previous != "used" || rep.Refresh.Reused < 200 {
 		t.Fatalf("the second run did not refresh: %v %+v", err, rep.Refresh)
 	}

@@ -80,7 +80,7 @@ func fingerprintKey() ([]byte, error) {
 }
 
 // failing counts the findings of the given kinds.
-func failing(fs []pipeline.PathFinding, kinds []string) int {
+func failing(fs []secrets.PathFinding, kinds []string) int {
 	n := 0
 	for _, f := range fs {
 		if slices.Contains(kinds, f.Kind) {
@@ -119,12 +119,12 @@ findings are no longer reported or failed on; new ones still are.`,
 		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), snapshot.SecretsJSON), err)
 		return exitFailed
 	}
-	var doc pipeline.SecretsFile
+	var doc secrets.FindingsFile
 	if err := json.Unmarshal(data, &doc); err != nil {
 		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), snapshot.SecretsJSON), err)
 		return exitFailed
 	}
-	b, _ := json.MarshalIndent(pipeline.NewBaseline(doc.Findings), "", "  ")
+	b, _ := json.MarshalIndent(secrets.NewBaseline(doc.Findings), "", "  ")
 	b = append(b, '\n')
 	if out == "" || out == "-" {
 		stdout.Write(b)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/rules"
 )
 
@@ -33,9 +33,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func readFindings(t *testing.T, out string) []pipeline.PathFinding {
+func readFindings(t *testing.T, out string) []secrets.PathFinding {
 	t.Helper()
-	var doc pipeline.SecretsFile
+	var doc secrets.FindingsFile
 	b, err := os.ReadFile(filepath.Join(out, "secrets.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestFailOnKinds(t *testing.T) {
 		t.Fatalf("baseline: exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(base)
-	if strings.Contains(string(b), token) || !strings.Contains(string(b), pipeline.BaselineSchema) {
+	if strings.Contains(string(b), token) || !strings.Contains(string(b), secrets.BaselineSchema) {
 		t.Fatalf("baseline file:\n%s", b)
 	}
 	out2 := filepath.Join(t.TempDir(), "o")

@@ -66,7 +66,8 @@ func candidates(t testing.TB, ix *Index, pattern string) (map[string]bool, bool)
 }
 
 // Every file holding a match of the pattern on some line is a candidate;
-// selective patterns leave most files out.
+// selective patterns leave most files out. The index is the same whether
+// every pair fits in memory (one run) or the pairs are flushed to many.
 func TestCandidatesNeverMissAMatch(t *testing.T) {
 	files, _ := goSrcFiles(t, 150)
 	contents := map[string]string{}
@@ -77,37 +78,83 @@ func TestCandidatesNeverMissAMatch(t *testing.T) {
 		contents[f.Path] = string(b)
 	}
 	contents["zz/case.txt"] = "Hello WORLD\nnaïve café 中文\n"
-	for name, pairs := range map[string]int{"one run": 1 << 30, "many runs": 2000} {
+	patterns := []string{
+		`func \w+Handler`, `(?i)hello world`, `ErrUnexpectedEOF`, `café|中文`, `^package (main|bytes)$`,
+		`[Cc]opyright 20[0-9]{2}`, `x{3,}`, `no such thing anywhere 123`, `\bEOF\b`, `a.b.c`, `\pL+`, `(?i)WoRlD`,
+	}
+	// The files each pattern matches on some line: the brute-force answer,
+	// the same for both builds, so worked out once (matching line by line
+	// is most of this test's time under -race).
+	matches := map[string]map[string]bool{}
+	for _, pattern := range patterns {
+		re := regexp.MustCompile(pattern)
+		matches[pattern] = map[string]bool{}
+		for p, c := range contents {
+			if slices.ContainsFunc(strings.Split(c, "\n"), re.MatchString) {
+				matches[pattern][p] = true
+			}
+		}
+	}
+	pairs, _ := pairsIn(t, memFiles(contents))
+	// "one run": maxPairs is every pair, so none is flushed. (It was 1<<30:
+	// a partition allocates its pair buffer, and its sort buffer, at
+	// maxPairs, 8 GiB each, which cost nothing resident without -race but
+	// 8.5 GB RSS and half a minute under it.) "many runs": a run every 2000
+	// pairs, fewer than many of these files hold alone.
+	for name, limit := range map[string]int{"one run": pairs, "many runs": 2000} {
 		t.Run(name, func(t *testing.T) {
+			if name == "many runs" && pairs < 20*limit {
+				t.Fatalf("%d pairs, %d at most in a run: too few runs to test", pairs, limit)
+			}
 			old := maxPairs
-			maxPairs = pairs
+			maxPairs = limit
 			defer func() { maxPairs = old }()
 			ix := build(t, memFiles(contents))
 			if got := len(ix.Paths()); got != len(contents) {
 				t.Fatalf("%d paths indexed, want %d", got, len(contents))
 			}
-			for _, pattern := range []string{
-				`func \w+Handler`, `(?i)hello world`, `ErrUnexpectedEOF`, `café|中文`, `^package (main|bytes)$`,
-				`[Cc]opyright 20[0-9]{2}`, `x{3,}`, `no such thing anywhere 123`, `\bEOF\b`, `a.b.c`, `\pL+`, `(?i)WoRlD`,
-			} {
+			if got := indexPairs(ix); got != pairs {
+				t.Fatalf("the index holds %d (trigram, file) pairs, the files %d", got, pairs)
+			}
+			for _, pattern := range patterns {
 				cand, all := candidates(t, ix, pattern)
-				re := regexp.MustCompile(pattern)
-				matching := 0
-				for p, c := range contents {
-					hit := slices.ContainsFunc(strings.Split(c, "\n"), re.MatchString)
-					if hit {
-						matching++
-					}
-					if hit && !all && !cand[p] {
+				for p := range matches[pattern] {
+					if !all && !cand[p] {
 						t.Errorf("%q matches %s, which is not a candidate", pattern, p)
 					}
 				}
-				if pattern == "ErrUnexpectedEOF" && (all || len(cand) > 3*matching+5) {
+				if matching := len(matches[pattern]); pattern == "ErrUnexpectedEOF" && (all || len(cand) > 3*matching+5) {
 					t.Errorf("%q: %d candidates for %d matching files: the index does not narrow", pattern, len(cand), matching)
 				}
 			}
 		})
 	}
+}
+
+// pairsIn counts the (trigram, file) pairs of files, what a build holds,
+// and those of the file with the most.
+func pairsIn(t testing.TB, files []File) (pairs, largest int) {
+	t.Helper()
+	sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
+	var set []uint32
+	for _, f := range files {
+		var err error
+		if set, _, err = sp.split(f, set[:0]); err != nil {
+			t.Fatal(err)
+		}
+		pairs += len(set)
+		largest = max(largest, len(set))
+	}
+	return pairs, largest
+}
+
+// indexPairs counts the (trigram, file) pairs an index lists.
+func indexPairs(ix *Index) int {
+	n := 0
+	for _, e := range ix.table {
+		n += int(e.count)
+	}
+	return n
 }
 
 func TestParseRefusesDamage(t *testing.T) {

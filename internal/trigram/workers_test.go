@@ -14,22 +14,40 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // Files split by several workers make the same index, byte for byte, as
 // one goroutine makes: the pairs are added in id order whatever finishes
 // first; and however many run files the pairs are flushed to.
+//
+// Without -race: 300 files of up to 3000 bytes (260k pairs). Under -race:
+// 150 of up to 2000 (105k pairs), as each run flushed costs a temporary
+// file and a 256 KiB buffer whose shadow the race detector clears: the
+// whole size took 10 s there, for no more interleavings. Both sizes are
+// checked below to keep what the test is about: more files than the
+// window admits (by count with 1 worker, by bytes with 5), files with more
+// pairs than a run holds, and many runs.
 func TestBuildWorkersSameBytes(t *testing.T) {
+	nFiles, maxSize := 300, 3000
+	if testkit.Race {
+		nFiles, maxSize = 150, 2000
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	contents := map[string]string{}
-	for i := range 300 {
-		b := make([]byte, rng.IntN(3000))
+	for i := range nFiles {
+		b := make([]byte, rng.IntN(maxSize))
 		for j := range b {
 			b[j] = "abcdefgh ij\n"[rng.IntN(12)]
 		}
 		contents[fmt.Sprintf("f%03d.txt", i)] = string(b)
 	}
 	files := memFiles(contents)
+	total, largest := pairsIn(t, files)
+	if len(files) <= windowFilesPerWorker || len(files)*unknownSizeBytes <= windowBytes || largest <= 1000 || total < 20*1000 {
+		t.Fatalf("%d files, %d pairs, %d in the largest set: the window never fills, or no file outgrows a run, or few runs", len(files), total, largest)
+	}
 	// Sizes that fill the split window at once, or never: the window must
 	// never hold back the file the build waits for.
 	huge := slices.Clone(files)

@@ -1,9 +1,9 @@
-package pipeline
+package repomap
 
 import (
 	"bytes"
 	"cmp"
-	"fmt"
+	"encoding/hex"
 	"path"
 	"path/filepath"
 	"slices"
@@ -12,9 +12,12 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/zeebo/blake3"
+
 	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/snapshot"
+	"github.com/repoprep/repoprep/snapshot/snapshottest"
 )
 
 // checkGoldenFile compares got with testdata/<dir>/<name>, rewriting it
@@ -75,11 +78,6 @@ func stagedEntries(tree fstest.MapFS) []snapshot.Entry {
 	return out
 }
 
-func newManifest(files []snapshot.Entry, pruned []snapshot.Pruned) *snapshot.Manifest {
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return &snapshot.Manifest{Schema: snapshot.FilesSchema, Files: files, Pruned: pruned}
-}
-
 func goServiceFixture() (*snapshot.Manifest, fstest.MapFS) {
 	tree := fstest.MapFS{
 		"go.mod":                               {Data: []byte("module github.com/acme/orders\n\ngo 1.26\n")},
@@ -136,7 +134,7 @@ func goServiceFixture() (*snapshot.Manifest, fstest.MapFS) {
 		snapshot.Entry{Path: "internal/store/testdata/orders-copy.json", Size: 12, Category: "text", Language: "JSON", Test: true, DuplicateOf: "internal/store/testdata/orders.json"},
 		snapshot.Entry{Path: "coverage.out", Size: 100, Category: "junk", Reason: "ignored"},
 	)
-	return newManifest(files, []snapshot.Pruned{{Path: ".git", Reason: "excluded-dir"}, {Path: "vendor", Reason: "excluded-dir"}}), tree
+	return snapshottest.NewManifest(files, []snapshot.Pruned{{Path: ".git", Reason: "excluded-dir"}, {Path: "vendor", Reason: "excluded-dir"}}), tree
 }
 
 func jsPythonFixture() (*snapshot.Manifest, fstest.MapFS) {
@@ -177,7 +175,7 @@ func jsPythonFixture() (*snapshot.Manifest, fstest.MapFS) {
 		snapshot.Entry{Path: "backend/db.sqlite3", Size: 6 << 20, Category: "data", Reason: "database", Mime: "application/vnd.sqlite3"},
 		snapshot.Entry{Path: "backend/legacy/notes_gbk.txt", Size: 800, Category: "text", Reason: "undecodable"},
 	)
-	return newManifest(files, []snapshot.Pruned{
+	return snapshottest.NewManifest(files, []snapshot.Pruned{
 		{Path: ".git", Reason: "excluded-dir"},
 		{Path: "frontend/node_modules", Reason: "excluded-dir"},
 		{Path: "frontend/dist", Reason: "excluded-dir"},
@@ -198,14 +196,14 @@ func TestRepoMapGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, tree := tt.fixture()
-			got := RepoMap(m, RepoMapOptions{Name: tt.repo, Tree: tree})
+			got := Render(m, Options{Name: tt.repo, Tree: tree})
 			if n := tokens.Count(string(got)); n >= defaultMapTokens {
 				t.Errorf("map is %d tokens, want under %d", n, defaultMapTokens)
 			}
-			if again := RepoMap(m, RepoMapOptions{Name: tt.repo, Tree: tree}); !bytes.Equal(got, again) {
+			if again := Render(m, Options{Name: tt.repo, Tree: tree}); !bytes.Equal(got, again) {
 				t.Error("two renders of the same manifest differ")
 			}
-			checkGoldenFile(t, "repomap", tt.name+".md", got)
+			checkGoldenFile(t, "golden", tt.name+".md", got)
 		})
 	}
 }
@@ -214,7 +212,7 @@ func TestRepoMapGolden(t *testing.T) {
 // and lists package.json and Makefiles without their scripts.
 func TestRepoMapWithoutTree(t *testing.T) {
 	m, _ := goServiceFixture()
-	got := string(RepoMap(m, RepoMapOptions{}))
+	got := string(Render(m, Options{}))
 	for _, want := range []string{"# Repository map\n", "Go main packages (1): `cmd/orders/`", "- `Makefile`\n", "Go module."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("map lacks %q:\n%s", want, got)
@@ -224,7 +222,7 @@ func TestRepoMapWithoutTree(t *testing.T) {
 
 func TestRepoMapFacts(t *testing.T) {
 	m, tree := goServiceFixture()
-	got := string(RepoMap(m, RepoMapOptions{Tree: tree}))
+	got := string(Render(m, Options{Tree: tree}))
 	tests := []struct{ name, want string }{
 		{"module path from go.mod", "Go module `github.com/acme/orders`"},
 		{"main packages, ignore-tagged generator and testdata skipped", "Go main packages (2): `cmd/migrate/`, `cmd/orders/`"},
@@ -246,51 +244,6 @@ func TestRepoMapFacts(t *testing.T) {
 	}
 }
 
-// synthManifest builds a monorepo-shaped manifest of n files: many
-// top-level directories of uneven size, several languages, tests, junk,
-// duplicates, oversize files and long, deep, non-ASCII paths.
-func synthManifest(n int) *snapshot.Manifest {
-	langs := []struct{ ext, lang string }{{".go", "Go"}, {".ts", "TypeScript"}, {".py", "Python"}, {".java", "Java"}, {".rs", "Rust"}, {".c", "C"}}
-	tops := []string{"services", "libs", "apps", "tools", "docs", "infra", "third_party", "测试数据目录", strings.Repeat("very-long-directory-name-", 8)}
-	m := &snapshot.Manifest{Schema: snapshot.FilesSchema}
-	for i := range n {
-		top := tops[i%len(tops)]
-		if i%7 == 0 {
-			top = fmt.Sprintf("team%03d", i%250)
-		}
-		l := langs[i%len(langs)]
-		p := fmt.Sprintf("%s/pkg%d/sub%d/%s/file%d%s", top, i%97, i%13, strings.Repeat("深", i%5), i, l.ext)
-		e := snapshot.Entry{Path: p, Size: int64(100 + i%5000), Category: "source", Language: l.lang, Lines: 10 + i%400, Tokens: (10 + i%400) * 7, Staged: true, Encoding: "utf-8"}
-		switch {
-		case i%10 == 0:
-			e.Test = true
-			e.Path = strings.Replace(p, "/sub", "/tests/sub", 1)
-		case i%10 == 1:
-			e.Category, e.Reason, e.Staged, e.Language = "junk", fmt.Sprintf("reason-%d", i%9), false, ""
-		case i%10 == 2 && i > 2:
-			e.Staged, e.DuplicateOf = false, m.Files[0].Path
-		case i%97 == 3:
-			e.Oversize = true
-		}
-		if i%1000 == 5 {
-			e.Path = fmt.Sprintf("apps/app%d/CLAUDE.md", i)
-			e.Size = 50_000
-		}
-		if i%500 == 6 {
-			e.Path = fmt.Sprintf("services/svc%d/main.py", i)
-		}
-		if i%700 == 8 {
-			e.Path = fmt.Sprintf("services/svc%d/package.json", i)
-		}
-		m.Files = append(m.Files, e)
-	}
-	for i := range 300 {
-		m.Pruned = append(m.Pruned, snapshot.Pruned{Path: fmt.Sprintf("apps/app%d/node_modules", i), Reason: "excluded-dir"})
-	}
-	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
-	return m
-}
-
 func TestRepoMapTokenLimit(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -298,13 +251,13 @@ func TestRepoMapTokenLimit(t *testing.T) {
 		limit int
 	}{
 		{"empty", &snapshot.Manifest{Schema: snapshot.FilesSchema}, 0},
-		{"50k files", synthManifest(50_000), 0},
-		{"100k files", synthManifest(100_000), 0},
-		{"50k files, tight limit", synthManifest(50_000), 350},
+		{"50k files", snapshottest.Synth(50_000), 0},
+		{"100k files", snapshottest.Synth(100_000), 0},
+		{"50k files, tight limit", snapshottest.Synth(50_000), 350},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := string(RepoMap(tt.m, RepoMapOptions{Name: strings.Repeat("名", 200), TokenLimit: tt.limit}))
+			got := string(Render(tt.m, Options{Name: strings.Repeat("名", 200), TokenLimit: tt.limit}))
 			limit := cmp.Or(tt.limit, defaultMapTokens)
 			if n := tokens.Count(got); n >= limit {
 				t.Errorf("map is %d tokens, want under %d:\n%s", n, limit, got)
@@ -395,10 +348,10 @@ func TestMapElide(t *testing.T) {
 }
 
 func BenchmarkRepoMap(b *testing.B) {
-	m := synthManifest(50_000)
+	m := snapshottest.Synth(50_000)
 	b.ReportAllocs()
 	for b.Loop() {
-		RepoMap(m, RepoMapOptions{Name: "mono"})
+		Render(m, Options{Name: "mono"})
 	}
 }
 
@@ -451,4 +404,9 @@ func TestProjectKind(t *testing.T) {
 			}
 		})
 	}
+}
+
+func hashHex(data []byte) string {
+	sum := blake3.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

@@ -1,10 +1,11 @@
-package pipeline
+package report
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/numfmt"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -33,8 +34,18 @@ const (
 	auditTopTokenDirs  = 50 // top-level directories kept in report.json; the rest are summed in the total
 )
 
-// addTokens fills the token totals from the staged entries of m.
-func (a *Audit) addTokens(m *snapshot.Manifest) {
+// TokenTally is where a snapshot's tokens sit: a function of the manifest
+// that the audit and REPO_MAP.md both show.
+type TokenTally struct {
+	Total      int64
+	ByCategory []AuditTokens    // by tokens
+	ByDir      []AuditTokens    // top-level directories ("." for root files), by tokens, at most auditTopTokenDirs
+	TopFiles   []AuditTokenFile // the auditTopTokenFiles staged files with the most tokens
+}
+
+// Tokens tallies the o200k tokens of the staged entries of m.
+func Tokens(m *snapshot.Manifest) TokenTally {
+	var a TokenTally
 	cats, dirs := map[string]*AuditTokens{}, map[string]*AuditTokens{}
 	add := func(byName map[string]*AuditTokens, name string, tokens int) {
 		c := byName[name]
@@ -51,7 +62,7 @@ func (a *Audit) addTokens(m *snapshot.Manifest) {
 		if !e.Staged {
 			continue
 		}
-		a.Tokens += int64(e.Tokens)
+		a.Total += int64(e.Tokens)
 		add(cats, e.Category, e.Tokens)
 		add(dirs, topLevelDir(e.Path), e.Tokens)
 		if len(top) == auditTopTokenFiles && !tokensBefore(e.Tokens, e.Path, top[len(top)-1]) {
@@ -64,12 +75,19 @@ func (a *Audit) addTokens(m *snapshot.Manifest) {
 		copy(top[j+1:], top[j:])
 		top[j] = AuditTokenFile{Path: e.Path, Tokens: e.Tokens, Lines: e.Lines, Category: e.Category}
 	}
-	a.TokensByCategory = rankTokens(cats, 0)
-	a.TokensByDir = rankTokens(dirs, auditTopTokenDirs)
-	a.TopTokenFiles = top
-	if a.TopTokenFiles == nil {
-		a.TopTokenFiles = []AuditTokenFile{}
+	a.ByCategory = rankTokens(cats, 0)
+	a.ByDir = rankTokens(dirs, auditTopTokenDirs)
+	a.TopFiles = top
+	if a.TopFiles == nil {
+		a.TopFiles = []AuditTokenFile{}
 	}
+	return a
+}
+
+// addTokens fills the audit's token totals (Tokens).
+func (a *Audit) addTokens(m *snapshot.Manifest) {
+	t := Tokens(m)
+	a.Tokens, a.TokensByCategory, a.TokensByDir, a.TopTokenFiles = t.Total, t.ByCategory, t.ByDir, t.TopFiles
 }
 
 // topLevelDir is the first segment of a slash path, or "." for a file at
@@ -114,9 +132,9 @@ func (r *auditWriter) renderTokens(a Audit) {
 	if a.Staged == 0 {
 		return
 	}
-	r.title(fmt.Sprintf("Tokens of the staged files (o200k): %s", mapNum(a.Tokens)))
+	r.title(fmt.Sprintf("Tokens of the staged files (o200k): %s", numfmt.Int(a.Tokens)))
 	for _, c := range a.TokensByCategory {
-		r.row(c.Name, mapNum(c.Files)+" "+mapPlural(c.Files, "file", "files"), mapNum(c.Tokens), mapPct(c.Tokens, a.Tokens))
+		r.row(c.Name, numfmt.Int(c.Files)+" "+numfmt.Plural(c.Files, "file", "files"), numfmt.Int(c.Tokens), numfmt.Pct(c.Tokens, a.Tokens))
 	}
 	r.title("Tokens by top-level directory")
 	var shown int64
@@ -128,17 +146,17 @@ func (r *auditWriter) renderTokens(a Audit) {
 		if c.Name == "." {
 			name = "(root files)"
 		}
-		r.row(name, mapNum(c.Files)+" "+mapPlural(c.Files, "file", "files"), mapNum(c.Tokens), mapPct(c.Tokens, a.Tokens))
+		r.row(name, numfmt.Int(c.Files)+" "+numfmt.Plural(c.Files, "file", "files"), numfmt.Int(c.Tokens), numfmt.Pct(c.Tokens, a.Tokens))
 		shown += c.Tokens
 	}
 	if len(a.TokensByDir) > auditMaxRows {
 		rest := a.Tokens - shown
-		r.row("other directories", "", mapNum(rest), mapPct(rest, a.Tokens))
+		r.row("other directories", "", numfmt.Int(rest), numfmt.Pct(rest, a.Tokens))
 	}
 	if len(a.TopTokenFiles) > 0 {
 		r.title(fmt.Sprintf("Largest files by tokens: top %d", len(a.TopTokenFiles)))
 		for _, f := range a.TopTokenFiles {
-			r.row(f.Path, mapNum(f.Tokens), mapNum(f.Lines)+" "+mapPlural(f.Lines, "line", "lines"), f.Category)
+			r.row(f.Path, numfmt.Int(f.Tokens), numfmt.Int(f.Lines)+" "+numfmt.Plural(f.Lines, "line", "lines"), f.Category)
 		}
 	}
 }

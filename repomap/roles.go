@@ -1,4 +1,4 @@
-package pipeline
+package repomap
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-enry/go-enry/v2"
+
+	"github.com/repoprep/repoprep/internal/numfmt"
 )
 
 // Where tests live and what a directory is for, judged from names and
@@ -70,7 +72,7 @@ func rankTestDirs(byName map[string]map[string]int) []mapCount {
 		for _, n := range byDir {
 			total += n
 		}
-		out[fmt.Sprintf("%s %s directories", mapNum(len(byDir)), mapCode(name+"/"))] = total
+		out[fmt.Sprintf("%s %s directories", numfmt.Int(len(byDir)), mapCode(name+"/"))] = total
 	}
 	return rankCounts(out)
 }

@@ -1,4 +1,8 @@
-package pipeline
+// Package report owns report.json and the audit: what a run did, where the
+// bulk of a repository is and what looked wrong, as data (Report, Audit)
+// and as the summary printed at the end of a run (Audit.Render). The audit
+// is a function of the files.json model, the findings and the stage times.
+package report
 
 import (
 	"fmt"
@@ -8,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/repoprep/repoprep/internal/numfmt"
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -85,8 +91,8 @@ type AuditCount struct {
 // findings.
 type SecretCount struct{ Files, Findings int }
 
-// countSecrets groups findings by rule, counting each path once per rule.
-func countSecrets(fs []PathFinding) map[string]SecretCount {
+// CountSecrets groups findings by rule, counting each path once per rule.
+func CountSecrets(fs []secrets.PathFinding) map[string]SecretCount {
 	out := map[string]SecretCount{}
 	seen := map[[2]string]bool{}
 	for _, f := range fs {
@@ -311,11 +317,11 @@ func auditRank(byName map[string]*AuditCount, order auditOrder, top int) []Audit
 func (a Audit) Render(w io.Writer, color bool) error {
 	r := &auditWriter{w: w, color: color}
 	r.title("Scanned")
-	r.row("files", mapNum(a.Files), auditBytes(a.Bytes))
-	r.row("staged", mapNum(a.Staged), auditBytes(a.StagedBytes), mapNum(a.Tokens)+" tokens")
-	r.row("directories not walked", mapNum(a.Pruned))
+	r.row("files", numfmt.Int(a.Files), numfmt.Bytes(a.Bytes))
+	r.row("staged", numfmt.Int(a.Staged), numfmt.Bytes(a.StagedBytes), numfmt.Int(a.Tokens)+" tokens")
+	r.row("directories not walked", numfmt.Int(a.Pruned))
 	if a.Refresh != nil {
-		r.row("reused", a.Refresh.line(a.Files))
+		r.row("reused", a.Refresh.Line(a.Files))
 	}
 	r.renderLeftOut(a)
 	r.counts("By category", a.Categories)
@@ -329,16 +335,16 @@ func (a Audit) Render(w io.Writer, color bool) error {
 	r.counts("Encodings of staged files", a.Encodings)
 	if a.DuplicateFiles > 0 {
 		r.title("Duplicates")
-		r.row("groups", mapNum(a.DuplicateGroups))
-		r.row("files dropped", mapNum(a.DuplicateFiles), auditBytes(a.DuplicateBytes)+" saved")
+		r.row("groups", numfmt.Int(a.DuplicateGroups))
+		r.row("files dropped", numfmt.Int(a.DuplicateFiles), numfmt.Bytes(a.DuplicateBytes)+" saved")
 	}
 	if len(a.DocumentsExtracted)+len(a.DocumentsRefused) > 0 {
 		r.title("Documents")
 		for _, c := range a.DocumentsExtracted {
-			r.row("extracted "+c.Name, mapNum(c.Files), auditBytes(c.Bytes))
+			r.row("extracted "+c.Name, numfmt.Int(c.Files), numfmt.Bytes(c.Bytes))
 		}
 		for _, c := range a.DocumentsRefused {
-			r.row("refused: "+c.Name, mapNum(c.Files), auditBytes(c.Bytes))
+			r.row("refused: "+c.Name, numfmt.Int(c.Files), numfmt.Bytes(c.Bytes))
 		}
 	}
 	if a.SecretsTotal > 0 {
@@ -348,9 +354,9 @@ func (a Audit) Render(w io.Writer, color bool) error {
 				r.more(len(a.Secrets) - i)
 				break
 			}
-			r.row(s.Name, mapNum(s.Files)+" "+mapPlural(s.Files, "file", "files"), mapNum(s.Findings)+" "+mapPlural(s.Findings, "finding", "findings"))
+			r.row(s.Name, numfmt.Int(s.Files)+" "+numfmt.Plural(s.Files, "file", "files"), numfmt.Int(s.Findings)+" "+numfmt.Plural(s.Findings, "finding", "findings"))
 		}
-		r.warn(fmt.Sprintf("%s %s: see secrets.json", mapNum(a.SecretsTotal), mapPlural(a.SecretsTotal, "finding", "findings")))
+		r.warn(fmt.Sprintf("%s %s: see secrets.json", numfmt.Int(a.SecretsTotal), numfmt.Plural(a.SecretsTotal, "finding", "findings")))
 	}
 	if len(a.Stages) > 0 {
 		r.title("Time")
@@ -440,7 +446,7 @@ func (r *auditWriter) row(name string, figures ...string) {
 // more ends a section cut at auditMaxRows with the number of rows left.
 func (r *auditWriter) more(n int) {
 	r.flush()
-	r.printf("  and %s more\n", mapNum(n))
+	r.printf("  and %s more\n", numfmt.Int(n))
 }
 
 // counts writes a ranked table of at most auditMaxRows rows; the rows cut
@@ -458,10 +464,10 @@ func (r *auditWriter) counts(title string, cs []AuditCount) {
 				files += c.Files
 				size += c.Bytes
 			}
-			r.row(fmt.Sprintf("and %s more", mapNum(len(cs)-i)), mapNum(files), auditBytes(size))
+			r.row(fmt.Sprintf("and %s more", numfmt.Int(len(cs)-i)), numfmt.Int(files), numfmt.Bytes(size))
 			break
 		}
-		r.row(c.Name, mapNum(c.Files), auditBytes(c.Bytes))
+		r.row(c.Name, numfmt.Int(c.Files), numfmt.Bytes(c.Bytes))
 	}
 }
 
@@ -471,7 +477,7 @@ func (r *auditWriter) files(title string, fs []AuditFile, total int, withMime bo
 	if total == 0 {
 		return
 	}
-	r.title(fmt.Sprintf("%s: %s", title, mapNum(total)))
+	r.title(fmt.Sprintf("%s: %s", title, numfmt.Int(total)))
 	shown := fs[:min(len(fs), auditMaxRows)]
 	for _, f := range shown {
 		extra := f.Category
@@ -481,25 +487,9 @@ func (r *auditWriter) files(title string, fs []AuditFile, total int, withMime bo
 		if f.Test {
 			extra += " (test)"
 		}
-		r.row(f.Path, auditBytes(f.Size), extra)
+		r.row(f.Path, numfmt.Bytes(f.Size), extra)
 	}
 	if total > len(shown) {
 		r.more(total - len(shown))
 	}
-}
-
-// auditBytes formats a byte count for people: 512 B, 1.5 KiB, 12.3 MiB.
-func auditBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, suffix := float64(n)/unit, "KiB"
-	for _, s := range []string{"MiB", "GiB", "TiB"} {
-		if v < unit {
-			break
-		}
-		v, suffix = v/unit, s
-	}
-	return fmt.Sprintf("%.1f %s", v, suffix)
 }

@@ -1,4 +1,4 @@
-package pipeline
+package repomap
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/numfmt"
 )
 
 // Rendering: each section of the map at one detail level (mapCaps), and
@@ -23,7 +25,7 @@ func (f *mapFacts) render(c mapCaps) string {
 	if f.kind != "" {
 		b.WriteString(mapElide(f.kind, c.pathRunes+20) + ". ")
 	}
-	fmt.Fprintf(&b, "%s of %s scanned files are staged for reading (%s", mapNum(f.staged), mapNum(f.scanned), auditBytes(f.stagedBytes))
+	fmt.Fprintf(&b, "%s of %s scanned files are staged for reading (%s", numfmt.Int(f.staged), numfmt.Int(f.scanned), numfmt.Bytes(f.stagedBytes))
 	f.tokens.render(&b, c)
 	b.WriteString(").")
 	if len(f.langs) > 0 {
@@ -37,11 +39,11 @@ func (f *mapFacts) render(c mapCaps) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%s %s", l.name, mapPct(l.n, f.langLines))
+			fmt.Fprintf(&b, "%s %s", l.name, numfmt.Pct(l.n, f.langLines))
 			shown += l.n
 		}
 		if rest := f.langLines - shown; rest*100/max(f.langLines, 1) >= 1 {
-			fmt.Fprintf(&b, ", other %s", mapPct(rest, f.langLines))
+			fmt.Fprintf(&b, ", other %s", numfmt.Pct(rest, f.langLines))
 		}
 		b.WriteString(".")
 	}
@@ -62,7 +64,7 @@ func (f *mapFacts) render(c mapCaps) string {
 	}
 	if f.oversize > 0 {
 		fmt.Fprintf(&b, "- %s oversize %s served by line range only; oversize.json lists %s with %s first lines.\n",
-			mapNum(f.oversize), mapPlural(f.oversize, "file is", "files are"), mapPlural(f.oversize, "it", "them"), mapPlural(f.oversize, "its", "their"))
+			numfmt.Int(f.oversize), numfmt.Plural(f.oversize, "file is", "files are"), numfmt.Plural(f.oversize, "it", "them"), numfmt.Plural(f.oversize, "its", "their"))
 	}
 	return b.String()
 }
@@ -70,14 +72,14 @@ func (f *mapFacts) render(c mapCaps) string {
 func (f *mapFacts) renderModules(b *strings.Builder, c mapCaps) {
 	b.WriteString("\n## Top-level directories\n")
 	if len(f.modules) == 0 {
-		fmt.Fprintf(b, "All %s staged files sit at the root.\n", mapNum(f.rootFiles))
+		fmt.Fprintf(b, "All %s staged files sit at the root.\n", numfmt.Int(f.rootFiles))
 		return
 	}
 	if c.modules == 0 {
-		fmt.Fprintf(b, "%s directories; the largest is %s (%s files).", mapNum(len(f.modules)),
-			mapCode(mapElide(f.modules[0].path+"/", c.pathRunes)), mapNum(f.modules[0].files))
+		fmt.Fprintf(b, "%s directories; the largest is %s (%s files).", numfmt.Int(len(f.modules)),
+			mapCode(mapElide(f.modules[0].path+"/", c.pathRunes)), numfmt.Int(f.modules[0].files))
 		if f.rootFiles > 0 {
-			fmt.Fprintf(b, " %s %s at the root.", mapNum(f.rootFiles), mapPlural(f.rootFiles, "file sits", "files sit"))
+			fmt.Fprintf(b, " %s %s at the root.", numfmt.Int(f.rootFiles), numfmt.Plural(f.rootFiles, "file sits", "files sit"))
 		}
 		b.WriteString("\n")
 		return
@@ -102,13 +104,13 @@ func (f *mapFacts) renderModules(b *strings.Builder, c mapCaps) {
 		b.WriteString("  - inside: ")
 		for j, k := range kids {
 			if j >= c.children {
-				fmt.Fprintf(b, ", and %s more", mapNum(len(kids)-j))
+				fmt.Fprintf(b, ", and %s more", numfmt.Int(len(kids)-j))
 				break
 			}
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(mapCode(mapElide(k.path+"/", c.pathRunes)) + " " + mapNum(k.files))
+			b.WriteString(mapCode(mapElide(k.path+"/", c.pathRunes)) + " " + numfmt.Int(k.files))
 			if role := dirRole(k); role != "" && role != dirRole(d) { // docs/tutorial/ in docs/ says nothing new
 				b.WriteString(" (" + role + ")")
 			}
@@ -116,17 +118,17 @@ func (f *mapFacts) renderModules(b *strings.Builder, c mapCaps) {
 		b.WriteString("\n")
 	}
 	if f.rootFiles > 0 {
-		fmt.Fprintf(b, "- %s %s at the root\n", mapNum(f.rootFiles), mapPlural(f.rootFiles, "file", "files"))
+		fmt.Fprintf(b, "- %s %s at the root\n", numfmt.Int(f.rootFiles), numfmt.Plural(f.rootFiles, "file", "files"))
 	}
 	if rest := len(f.modules) - c.modules; rest > 0 {
-		fmt.Fprintf(b, "- and %s more %s (%s files)\n", mapNum(rest), mapPlural(rest, "directory", "directories"),
-			mapNum(f.staged-f.rootFiles-shown))
+		fmt.Fprintf(b, "- and %s more %s (%s files)\n", numfmt.Int(rest), numfmt.Plural(rest, "directory", "directories"),
+			numfmt.Int(f.staged-f.rootFiles-shown))
 	}
 }
 
 // describeDir is one module line: path, staged files, main language, role.
 func (f *mapFacts) describeDir(d *mapDir, c mapCaps) string {
-	s := mapCode(mapElide(d.path+"/", c.pathRunes)) + " " + mapNum(d.files) + " " + mapPlural(d.files, "file", "files")
+	s := mapCode(mapElide(d.path+"/", c.pathRunes)) + " " + numfmt.Int(d.files) + " " + numfmt.Plural(d.files, "file", "files")
 	if lang := d.language(); lang != "" {
 		s += ", " + lang
 	}
@@ -141,7 +143,7 @@ func (f *mapFacts) renderTests(b *strings.Builder, c mapCaps) {
 		b.WriteString("No staged test files.\n")
 		return
 	}
-	fmt.Fprintf(b, "%s staged test %s (%s of staged).", mapNum(f.tests), mapPlural(f.tests, "file", "files"), mapPct(f.tests, f.staged))
+	fmt.Fprintf(b, "%s staged test %s (%s of staged).", numfmt.Int(f.tests), numfmt.Plural(f.tests, "file", "files"), numfmt.Pct(f.tests, f.staged))
 	list := func(label string, items []mapCount, item func(mapCount) string) {
 		if len(items) == 0 || c.testPlaces == 0 {
 			return
@@ -149,7 +151,7 @@ func (f *mapFacts) renderTests(b *strings.Builder, c mapCaps) {
 		b.WriteString(" " + label + ": ")
 		for i, it := range items {
 			if i >= c.testPlaces {
-				fmt.Fprintf(b, ", and %s more", mapNum(len(items)-i))
+				fmt.Fprintf(b, ", and %s more", numfmt.Int(len(items)-i))
 				break
 			}
 			if i > 0 {
@@ -161,15 +163,15 @@ func (f *mapFacts) renderTests(b *strings.Builder, c mapCaps) {
 	}
 	list("Beside the code", f.testPatterns, func(it mapCount) string {
 		if it.name == "other" {
-			return mapNum(it.n) + " other"
+			return numfmt.Int(it.n) + " other"
 		}
-		return mapNum(it.n) + " " + mapCode(it.name)
+		return numfmt.Int(it.n) + " " + mapCode(it.name)
 	})
 	dirs := f.testDirs
 	if c.pathRunes < 60 {
 		dirs = elideCounts(dirs, c.pathRunes)
 	}
-	list("In test directories", dirs, func(it mapCount) string { return mapNum(it.n) + " in " + it.name })
+	list("In test directories", dirs, func(it mapCount) string { return numfmt.Int(it.n) + " in " + it.name })
 	b.WriteString("\n")
 }
 
@@ -182,7 +184,7 @@ func (f *mapFacts) renderDocuments(b *strings.Builder, c mapCaps) {
 			kinds = append(kinds, "…")
 			break
 		}
-		kinds = append(kinds, d.name+" "+mapNum(d.n))
+		kinds = append(kinds, d.name+" "+numfmt.Int(d.n))
 	}
 	list := ""
 	if len(kinds) > 0 && kinds[0] != "…" {
@@ -191,16 +193,16 @@ func (f *mapFacts) renderDocuments(b *strings.Builder, c mapCaps) {
 	b.WriteString("- ")
 	if f.documentsTotal > 0 {
 		fmt.Fprintf(b, "%s %s%s %s as the text extracted from %s, under %s own %s (`extracted_from` in files.json)",
-			mapNum(f.documentsTotal), mapPlural(f.documentsTotal, "document", "documents"), list,
-			mapPlural(f.documentsTotal, "reads", "read"), mapPlural(f.documentsTotal, "it", "them"),
-			mapPlural(f.documentsTotal, "its", "their"), mapPlural(f.documentsTotal, "path", "paths"))
+			numfmt.Int(f.documentsTotal), numfmt.Plural(f.documentsTotal, "document", "documents"), list,
+			numfmt.Plural(f.documentsTotal, "reads", "read"), numfmt.Plural(f.documentsTotal, "it", "them"),
+			numfmt.Plural(f.documentsTotal, "its", "their"), numfmt.Plural(f.documentsTotal, "path", "paths"))
 		if f.documentsRefused > 0 {
 			b.WriteString("; ")
 		}
 	}
 	if f.documentsRefused > 0 {
 		fmt.Fprintf(b, "%s %s could not be read as text (encrypted, unreadable, over a limit or without text: `reason` in files.json)",
-			mapNum(f.documentsRefused), mapPlural(f.documentsRefused, "document", "documents"))
+			numfmt.Int(f.documentsRefused), numfmt.Plural(f.documentsRefused, "document", "documents"))
 	}
 	b.WriteString(".\n")
 }
@@ -218,12 +220,12 @@ func (f *mapFacts) renderLeftOut(b *strings.Builder, c mapCaps) {
 	if f.leftTotal == 0 {
 		b.WriteString("Every scanned file is staged")
 	} else {
-		fmt.Fprintf(b, "%s %s not staged: ", mapNum(f.leftTotal), mapPlural(f.leftTotal, "file", "files"))
+		fmt.Fprintf(b, "%s %s not staged: ", numfmt.Int(f.leftTotal), numfmt.Plural(f.leftTotal, "file", "files"))
 		for i, l := range f.leftOut {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(mapElide(l.category, 20) + " " + mapNum(l.n))
+			b.WriteString(mapElide(l.category, 20) + " " + numfmt.Int(l.n))
 			var rs []string
 			for _, r := range l.reasons {
 				if len(rs) == c.reasons {
@@ -231,7 +233,7 @@ func (f *mapFacts) renderLeftOut(b *strings.Builder, c mapCaps) {
 					break
 				}
 				if r.name != "" && r.name != l.category {
-					rs = append(rs, mapElide(r.name, 24)+" "+mapNum(r.n))
+					rs = append(rs, mapElide(r.name, 24)+" "+numfmt.Int(r.n))
 				}
 			}
 			if len(rs) > 0 && rs[0] != "…" {
@@ -241,10 +243,10 @@ func (f *mapFacts) renderLeftOut(b *strings.Builder, c mapCaps) {
 	}
 	b.WriteString(".")
 	if f.dups > 0 {
-		fmt.Fprintf(b, " %s %s to a staged copy (`duplicate_of`).", mapNum(f.dups), mapPlural(f.dups, "duplicate points", "duplicates point"))
+		fmt.Fprintf(b, " %s %s to a staged copy (`duplicate_of`).", numfmt.Int(f.dups), numfmt.Plural(f.dups, "duplicate points", "duplicates point"))
 	}
 	if f.prunedTotal > 0 {
-		fmt.Fprintf(b, " %s %s not walked", mapNum(f.prunedTotal), mapPlural(f.prunedTotal, "directory", "directories"))
+		fmt.Fprintf(b, " %s %s not walked", numfmt.Int(f.prunedTotal), numfmt.Plural(f.prunedTotal, "directory", "directories"))
 		limit := max(c.modules/2, 1)
 		for i, p := range f.pruned {
 			if i == 0 {
@@ -253,12 +255,12 @@ func (f *mapFacts) renderLeftOut(b *strings.Builder, c mapCaps) {
 				b.WriteString(", ")
 			}
 			if i >= limit {
-				fmt.Fprintf(b, "and %s more", mapNum(len(f.pruned)-i))
+				fmt.Fprintf(b, "and %s more", numfmt.Int(len(f.pruned)-i))
 				break
 			}
 			b.WriteString(mapCode(mapElide(p.name, c.pathRunes)))
 			if p.n > 1 {
-				b.WriteString(" ×" + mapNum(p.n))
+				b.WriteString(" ×" + numfmt.Int(p.n))
 			}
 		}
 		b.WriteString(".")
@@ -287,37 +289,6 @@ func mapElide(s string, maxRunes int) string {
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
-// mapNum formats n with thousands separators.
-func mapNum[N int | int64](n N) string {
-	if n < 0 {
-		return "-" + mapNum(-n)
-	}
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// mapPct is part/whole as a whole percentage, "<1%" when small but present.
-func mapPct[N int | int64](part, whole N) string {
-	if whole <= 0 {
-		return "0%"
-	}
-	p := part * 100 / whole
-	if p == 0 && part > 0 {
-		return "<1%"
-	}
-	return fmt.Sprintf("%d%%", p)
-}
-
-func mapPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 	b.WriteString("\n## Entry points\n")
 	total := len(f.goMains) + len(f.mainFiles) + len(f.rootScripts) + len(f.scripts) + len(f.docker) + len(f.makeTargets)
@@ -327,14 +298,14 @@ func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 	}
 	if c.entries == 0 {
 		fmt.Fprintf(b, "%s Go main packages, %s main files, %s root scripts, %s package.json, %s Docker files, %s Makefiles.\n",
-			mapNum(len(f.goMains)), mapNum(len(f.mainFiles)), mapNum(len(f.rootScripts)), mapNum(len(f.scripts)), mapNum(len(f.docker)), mapNum(len(f.makeTargets)))
+			numfmt.Int(len(f.goMains)), numfmt.Int(len(f.mainFiles)), numfmt.Int(len(f.rootScripts)), numfmt.Int(len(f.scripts)), numfmt.Int(len(f.docker)), numfmt.Int(len(f.makeTargets)))
 		return
 	}
 	paths := func(ps []string, suffix string) string {
 		var s []string
 		for i, p := range ps {
 			if i >= c.entries {
-				s = append(s, "and "+mapNum(len(ps)-i)+" more")
+				s = append(s, "and "+numfmt.Int(len(ps)-i)+" more")
 				break
 			}
 			s = append(s, mapCode(mapElide(p+suffix, c.pathRunes)))
@@ -342,7 +313,7 @@ func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 		return strings.Join(s, ", ")
 	}
 	if len(f.goMains) > 0 {
-		fmt.Fprintf(b, "- Go main packages (%s): %s\n", mapNum(len(f.goMains)), paths(f.goMains, "/"))
+		fmt.Fprintf(b, "- Go main packages (%s): %s\n", numfmt.Int(len(f.goMains)), paths(f.goMains, "/"))
 	}
 	if len(f.mainFiles) > 0 {
 		fmt.Fprintf(b, "- Main files: %s\n", paths(f.mainFiles, ""))
@@ -353,7 +324,7 @@ func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 	scripts := func(label string, list []mapScripts, verb string) {
 		for i, s := range list {
 			if i >= max(c.entries/3, 1) {
-				fmt.Fprintf(b, "- and %s more %s\n", mapNum(len(list)-i), label)
+				fmt.Fprintf(b, "- and %s more %s\n", numfmt.Int(len(list)-i), label)
 				break
 			}
 			b.WriteString("- " + mapCode(mapElide(s.path, c.pathRunes)))
@@ -361,7 +332,7 @@ func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 				b.WriteString(" " + verb + ": ")
 				for j, n := range s.names {
 					if j >= c.entries {
-						fmt.Fprintf(b, ", and %s more", mapNum(len(s.names)-j))
+						fmt.Fprintf(b, ", and %s more", numfmt.Int(len(s.names)-j))
 						break
 					}
 					if j > 0 {
@@ -400,9 +371,9 @@ func (f *mapFacts) renderAgents(b *strings.Builder, c mapCaps) {
 		}
 	}
 	if c.agents == 0 {
-		fmt.Fprintf(b, "%s instruction %s found", mapNum(len(f.agents)), mapPlural(len(f.agents), "file", "files"))
+		fmt.Fprintf(b, "%s instruction %s found", numfmt.Int(len(f.agents)), numfmt.Plural(len(f.agents), "file", "files"))
 		if large > 0 {
-			fmt.Fprintf(b, "; %s over 40,000 characters, which agents may truncate", mapNum(large))
+			fmt.Fprintf(b, "; %s over 40,000 characters, which agents may truncate", numfmt.Int(large))
 		}
 		b.WriteString(".\n")
 		return
@@ -424,10 +395,10 @@ func (f *mapFacts) renderAgents(b *strings.Builder, c mapCaps) {
 	sort.SliceStable(agents, func(i, j int) bool { return rank(agents[i]) < rank(agents[j]) })
 	for i, a := range agents {
 		if i >= c.agents {
-			fmt.Fprintf(b, "- and %s more\n", mapNum(len(agents)-i))
+			fmt.Fprintf(b, "- and %s more\n", numfmt.Int(len(agents)-i))
 			break
 		}
-		fmt.Fprintf(b, "- %s (%s characters)", mapCode(mapElide(a.path, c.pathRunes)), mapNum(a.chars))
+		fmt.Fprintf(b, "- %s (%s characters)", mapCode(mapElide(a.path, c.pathRunes)), numfmt.Int(a.chars))
 		switch {
 		case a.source != "" && a.reason == "symlink":
 			fmt.Fprintf(b, ", symlink to %s", mapCode(mapElide(a.source, c.pathRunes)))
@@ -443,6 +414,6 @@ func (f *mapFacts) renderAgents(b *strings.Builder, c mapCaps) {
 	}
 	if large > 0 {
 		fmt.Fprintf(b, "⚠ marks %s over 40,000 characters: agents may truncate %s; read %s by line range.\n",
-			mapPlural(large, "a file", "files"), mapPlural(large, "it", "them"), mapPlural(large, "it", "them"))
+			numfmt.Plural(large, "a file", "files"), numfmt.Plural(large, "it", "them"), numfmt.Plural(large, "it", "them"))
 	}
 }

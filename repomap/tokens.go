@@ -1,10 +1,12 @@
-package pipeline
+package repomap
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/numfmt"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -12,17 +14,16 @@ import (
 // those tokens sit, in its first sentence, and the files an agent should
 // read by range, in one line of "Reading more". The map keeps its budget.
 
-// mapTokens is the map's view of the audit's token totals.
+// mapTokens is the map's view of the token tally the audit shows too.
 type mapTokens struct {
 	total int64
-	dirs  []AuditTokens
-	files []AuditTokenFile
+	dirs  []report.AuditTokens
+	files []report.AuditTokenFile
 }
 
 func gatherMapTokens(m *snapshot.Manifest) mapTokens {
-	var a Audit
-	a.addTokens(m)
-	return mapTokens{total: a.Tokens, dirs: a.TokensByDir, files: a.TopTokenFiles}
+	t := report.Tokens(m)
+	return mapTokens{total: t.Total, dirs: t.ByDir, files: t.TopFiles}
 }
 
 // render ends the map's first sentence: ", N o200k tokens: where they
@@ -42,7 +43,7 @@ func (t mapTokens) render(b *strings.Builder, c mapCaps) {
 		if d.Name != "." {
 			name = mapCode(mapElide(d.Name+"/", c.pathRunes))
 		}
-		b.WriteString(name + " " + mapPct(d.Tokens, t.total))
+		b.WriteString(name + " " + numfmt.Pct(d.Tokens, t.total))
 	}
 }
 
@@ -70,7 +71,7 @@ func (t mapTokens) renderFiles(b *strings.Builder, c mapCaps) {
 func mapTokenCount(n int64) string {
 	switch {
 	case n < 10_000:
-		return mapNum(n)
+		return numfmt.Int(n)
 	case n < 1_000_000:
 		return strconv.FormatInt(n/1000, 10) + "k"
 	case n < 10_000_000:

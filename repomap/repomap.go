@@ -1,4 +1,7 @@
-package pipeline
+// Package repomap renders REPO_MAP.md, the first thing an agent reads of a
+// snapshot: a function of the files.json model (and, when given, the staged
+// tree), with no other input.
+package repomap
 
 import (
 	"io/fs"
@@ -11,13 +14,13 @@ import (
 	"github.com/repoprep/repoprep/snapshot"
 )
 
-// RepoMapOptions configures RepoMap; the zero value renders from the
+// Options configures Render; the zero value renders from the
 // manifest alone.
-type RepoMapOptions struct {
+type Options struct {
 	// Name titles the map, typically the base name of SRC; "" gives a
 	// generic title.
 	Name string
-	// Tree is the staged tree (OUT/tree). With it RepoMap reads Go package
+	// Tree is the staged tree (OUT/tree). With it Render reads Go package
 	// clauses, package.json scripts, Makefile targets, go.mod's module line
 	// and the length of agent instruction files, each read bounded; without
 	// it those are inferred from paths and sizes. Only staged paths are read.
@@ -33,7 +36,7 @@ const (
 	dominantChildShare = 0.75   // a subdirectory this big is looked through (frontend/src → its children)
 )
 
-// mapCaps bounds how many items each section of the map lists; RepoMap
+// mapCaps bounds how many items each section of the map lists; Render
 // tries the levels in order until one fits the token limit, so a larger
 // repository loses detail, never a sentence.
 type mapCaps struct {
@@ -51,12 +54,12 @@ var mapLevels = []mapCaps{
 	{modules: 0, children: 0, langs: 1, entries: 0, agents: 0, testPlaces: 0, reasons: 0, pathRunes: 16},
 }
 
-// RepoMap renders REPO_MAP.md, the first screen an agent reads: what the
+// Render renders REPO_MAP.md, the first screen an agent reads: what the
 // repository is, where things live, where to start and how to read more.
 // The same manifest and tree always give the same bytes, and the result is
 // under opts.TokenLimit o200k tokens for any manifest: lists are ranked and
 // collapsed ("and 12 more"), never cut mid-sentence.
-func RepoMap(m *snapshot.Manifest, opts RepoMapOptions) []byte {
+func Render(m *snapshot.Manifest, opts Options) []byte {
 	limit := opts.TokenLimit
 	if limit <= 0 {
 		limit = defaultMapTokens
@@ -138,7 +141,7 @@ type mapFacts struct {
 	tokens                          mapTokens
 }
 
-func gatherMapFacts(m *snapshot.Manifest, opts RepoMapOptions) *mapFacts {
+func gatherMapFacts(m *snapshot.Manifest, opts Options) *mapFacts {
 	f := &mapFacts{name: opts.Name}
 	dirs := map[string]*mapDir{}
 	langLines := map[string]int{}

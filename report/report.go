@@ -1,4 +1,6 @@
-package pipeline
+package report
+
+import "github.com/repoprep/repoprep/snapshot"
 
 // Report is report.json: what one run did and how fast. Unlike files.json it
 // holds times and absolute paths, so it differs between runs.
@@ -39,4 +41,25 @@ type StageTime struct {
 	Bytes       int64   `json:"bytes"`
 	FilesPerSec float64 `json:"files_per_sec"`
 	MBPerSec    float64 `json:"mb_per_sec"`
+}
+
+// Count fills the report's tallies from the manifest: files and bytes
+// scanned, by category and reason, and what was staged (source bytes and
+// o200k tokens).
+func (r *Report) Count(m *snapshot.Manifest) {
+	r.Pruned = len(m.Pruned)
+	r.Categories, r.Reasons = map[string]int{}, map[string]int{}
+	for _, e := range m.Files {
+		r.Files++
+		r.Bytes += e.Size
+		r.Categories[e.Category]++
+		if e.Reason != "" {
+			r.Reasons[e.Reason]++
+		}
+		if e.Staged {
+			r.Staged++
+			r.StagedBytes += e.Size // source bytes; the staged copies are in tree/
+			r.Tokens += int64(e.Tokens)
+		}
+	}
 }

@@ -1,16 +1,19 @@
-package pipeline
+package report
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/snapshot"
-	stagespkg "github.com/repoprep/repoprep/stages"
+	"github.com/repoprep/repoprep/snapshot/snapshottest"
 )
 
 func countStaged(m *snapshot.Manifest) int {
@@ -24,7 +27,7 @@ func countStaged(m *snapshot.Manifest) int {
 }
 
 func auditFixture() *snapshot.Manifest {
-	return newManifest([]snapshot.Entry{
+	return snapshottest.NewManifest([]snapshot.Entry{
 		{Path: "README.md", Size: 1200, Category: "text", Encoding: "utf-8", Staged: true, Tokens: 300, Lines: 40},
 		{Path: "cmd/app/main.go", Size: 800, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 250, Lines: 30},
 		{Path: "internal/db/db.go", Size: 3000, Category: "source", Encoding: "utf-8", Staged: true, Tokens: 900, Lines: 120},
@@ -102,8 +105,8 @@ func TestBuildAudit(t *testing.T) {
 	}
 }
 
-func auditPruned() []stagespkg.Pruned {
-	return []stagespkg.Pruned{
+func auditPruned() []AuditPruned {
+	return []AuditPruned{
 		{Path: ".git", Reason: "excluded-dir", Files: 1_234},
 		{Path: "web/node_modules", Reason: "excluded-dir", Files: 100_000, Capped: true},
 		{Path: "docs/legacy", Reason: "excluded-by-rule", Files: 12},
@@ -113,7 +116,7 @@ func auditPruned() []stagespkg.Pruned {
 
 func TestAuditPruned(t *testing.T) {
 	a := BuildAudit(auditFixture(), nil, nil)
-	a.addPruned(auditPruned())
+	a.AddPruned(auditPruned())
 	want := []AuditPruned{
 		{Path: "web/node_modules", Reason: "excluded-dir", Files: 100_000, Capped: true},
 		{Path: ".git", Reason: "excluded-dir", Files: 1_234},
@@ -123,18 +126,18 @@ func TestAuditPruned(t *testing.T) {
 	if !reflect.DeepEqual(a.PrunedDirs, want) || a.PrunedFiles != 101_246 {
 		t.Errorf("pruned dirs = %+v (%d files), want %+v", a.PrunedDirs, a.PrunedFiles, want)
 	}
-	var many []stagespkg.Pruned
+	var many []AuditPruned
 	for i := range 3 * auditMaxListed {
-		many = append(many, stagespkg.Pruned{Path: fmt.Sprintf("d%03d", i), Reason: "ignored", Files: i})
+		many = append(many, AuditPruned{Path: fmt.Sprintf("d%03d", i), Reason: "ignored", Files: i})
 	}
-	a.addPruned(many)
+	a.AddPruned(many)
 	if len(a.PrunedDirs) != auditMaxListed || a.PrunedDirs[0].Path != fmt.Sprintf("d%03d", 3*auditMaxListed-1) {
 		t.Errorf("pruned dirs not capped largest first: %d rows, first %+v", len(a.PrunedDirs), a.PrunedDirs[0])
 	}
 }
 
 func TestBuildAuditCaps(t *testing.T) {
-	m := synthManifest(20_000)
+	m := snapshottest.Synth(20_000)
 	for i := range m.Files {
 		if i%3 == 0 {
 			m.Files[i].Size = 6 << 20
@@ -187,7 +190,7 @@ func TestAuditRender(t *testing.T) {
 		{Name: "normalize", Seconds: 1.75, Files: 5, FilesPerSec: 2.9, MBPerSec: 0.1},
 	}
 	a := BuildAudit(auditFixture(), map[string]SecretCount{"aws-access-key": {Files: 1, Findings: 2}, "private-ip": {Files: 3, Findings: 5}}, stages)
-	a.addPruned(auditPruned())
+	a.AddPruned(auditPruned())
 	for _, tt := range []struct {
 		name  string
 		color bool
@@ -200,7 +203,7 @@ func TestAuditRender(t *testing.T) {
 			if hasEsc := strings.Contains(b.String(), "\x1b["); hasEsc != tt.color {
 				t.Errorf("colour escapes present = %v, want %v", hasEsc, tt.color)
 			}
-			checkGoldenFile(t, "audit", tt.name, b.Bytes())
+			testkit.Golden(t, filepath.Join("testdata", "golden", tt.name), b.Bytes())
 		})
 	}
 }
@@ -239,7 +242,7 @@ func manyAudit() Audit {
 	for i := range 18 {
 		secrets[fmt.Sprintf("rule-%02d", i)] = SecretCount{Files: i + 1, Findings: 2*i + 1}
 	}
-	return BuildAudit(newManifest(files, nil), secrets, nil)
+	return BuildAudit(snapshottest.NewManifest(files, nil), secrets, nil)
 }
 
 // Every list section shows at most auditMaxRows rows, then "and N more";
@@ -265,11 +268,11 @@ func TestAuditRenderCaps(t *testing.T) {
 			t.Errorf("section %q has %d rows, want at most %d and an \"and N more\" line", lines[0], rows, auditMaxRows)
 		}
 	}
-	checkGoldenFile(t, "audit", "audit-many.txt", b.Bytes())
+	testkit.Golden(t, filepath.Join("testdata", "golden", "audit-many.txt"), b.Bytes())
 }
 
 func TestMismatchOrder(t *testing.T) {
-	a := BuildAudit(newManifest([]snapshot.Entry{
+	a := BuildAudit(snapshottest.NewManifest([]snapshot.Entry{
 		{Path: "a/testdata/big.crt", Size: 9000, Test: true, ExtMismatch: true},
 		{Path: "b/small.txt", Size: 10, ExtMismatch: true},
 		{Path: "c/big.txt", Size: 500, ExtMismatch: true},
@@ -308,7 +311,7 @@ func countNames(cs []AuditCount) []string {
 // totals included) beside a plain pass over the same entries that sums
 // their sizes and tokens: the ratio is what the audit's ranking costs.
 func BenchmarkBuildAudit(b *testing.B) {
-	m := synthManifest(50_000)
+	m := snapshottest.Synth(50_000)
 	b.Run("audit", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -338,13 +341,13 @@ func BenchmarkBuildAudit(b *testing.B) {
 // The audit counts the files each rule found secrets in, not its findings:
 // three findings of one rule in one file are one file.
 func TestCountSecrets(t *testing.T) {
-	fs := []PathFinding{
-		{Path: "a.go", Rule: "private-ip"}, {Path: "a.go", Rule: "private-ip"}, {Path: "a.go", Rule: "private-ip"},
-		{Path: "b.go", Rule: "private-ip"}, {Path: "a.go", Rule: "aws-access-key"},
+	fs := []secrets.PathFinding{
+		{Path: "a.go", Finding: secrets.Finding{Rule: "private-ip"}}, {Path: "a.go", Finding: secrets.Finding{Rule: "private-ip"}}, {Path: "a.go", Finding: secrets.Finding{Rule: "private-ip"}},
+		{Path: "b.go", Finding: secrets.Finding{Rule: "private-ip"}}, {Path: "a.go", Finding: secrets.Finding{Rule: "aws-access-key"}},
 	}
-	got := countSecrets(fs)
+	got := CountSecrets(fs)
 	want := map[string]SecretCount{"private-ip": {Files: 2, Findings: 4}, "aws-access-key": {Files: 1, Findings: 1}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("countSecrets = %v, want %v", got, want)
+		t.Errorf("CountSecrets = %v, want %v", got, want)
 	}
 }

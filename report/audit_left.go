@@ -1,11 +1,12 @@
-package pipeline
+package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
+	"github.com/repoprep/repoprep/internal/numfmt"
 	"github.com/repoprep/repoprep/snapshot"
-	"github.com/repoprep/repoprep/stages"
 )
 
 // What a run left out, named: the pruned directories with their reason and
@@ -20,13 +21,12 @@ type AuditPruned struct {
 	Capped bool   `json:"files_capped,omitempty"` // Files stopped at the count's bound: there are more
 }
 
-// addPruned ranks the pruned directories by files, then path.
-func (a *Audit) addPruned(pruned []stages.Pruned) {
+// AddPruned sets the pruned directories, ranked by files, then path.
+func (a *Audit) AddPruned(pruned []AuditPruned) {
 	a.Pruned, a.PrunedFiles = len(pruned), 0
 	a.PrunedDirs = make([]AuditPruned, 0, min(len(pruned), auditMaxListed))
-	all := make([]AuditPruned, len(pruned))
-	for i, p := range pruned {
-		all[i] = AuditPruned{Path: p.Path, Reason: p.Reason, Files: p.Files, Capped: p.Capped}
+	all := slices.Clone(pruned)
+	for _, p := range pruned {
 		a.PrunedFiles += p.Files
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -76,12 +76,12 @@ func leftOutBefore(size int64, p string, f AuditFile) bool {
 // renderLeftOut writes the pruned directories and the largest files left out.
 func (r *auditWriter) renderLeftOut(a Audit) {
 	if len(a.PrunedDirs) > 0 {
-		r.title(fmt.Sprintf("Directories not walked: %s (%s %s)", mapNum(a.Pruned), mapNum(a.PrunedFiles), mapPlural(a.PrunedFiles, "file", "files")))
+		r.title(fmt.Sprintf("Directories not walked: %s (%s %s)", numfmt.Int(a.Pruned), numfmt.Int(a.PrunedFiles), numfmt.Plural(a.PrunedFiles, "file", "files")))
 		shown := a.PrunedDirs[:min(len(a.PrunedDirs), auditMaxRows)]
 		for _, p := range shown {
-			files := mapNum(p.Files) + " " + mapPlural(p.Files, "file", "files")
+			files := numfmt.Int(p.Files) + " " + numfmt.Plural(p.Files, "file", "files")
 			if p.Capped {
-				files = mapNum(p.Files) + "+ files"
+				files = numfmt.Int(p.Files) + "+ files"
 			}
 			r.row(p.Path+"/", files, p.Reason)
 		}
@@ -90,14 +90,14 @@ func (r *auditWriter) renderLeftOut(a Audit) {
 		}
 	}
 	if a.LeftOutCount > 0 {
-		r.title(fmt.Sprintf("Largest files left out: %s of %s (%s)", mapNum(len(a.LeftOut)), mapNum(a.LeftOutCount), auditBytes(a.LeftOutBytes)))
+		r.title(fmt.Sprintf("Largest files left out: %s of %s (%s)", numfmt.Int(len(a.LeftOut)), numfmt.Int(a.LeftOutCount), numfmt.Bytes(a.LeftOutBytes)))
 		shown := a.LeftOut[:min(len(a.LeftOut), auditMaxRows)]
 		for _, f := range shown {
 			why := f.Category
 			if f.Reason != "" {
 				why += "/" + f.Reason
 			}
-			r.row(f.Path, auditBytes(f.Size), why)
+			r.row(f.Path, numfmt.Bytes(f.Size), why)
 		}
 		if a.LeftOutCount > len(shown) {
 			r.more(a.LeftOutCount - len(shown))
