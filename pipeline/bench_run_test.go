@@ -41,24 +41,21 @@ func benchTree(b *testing.B) (string, int64) {
 	return root, size
 }
 
-// BenchmarkRun is a whole run over a real tree, in the one-read loop and in
-// the stage-by-stage order, beside a plain copy of the same files (read
-// each, hash it, write it: what a run does at the least) in the same run.
+// BenchmarkRun is a whole run over a generated tree beside a plain copy of
+// the same files (read each, hash it, write it: what a run does at the
+// least) in the same run.
 // Besides MB/s of input it reports the bytes allocated per input byte
 // (alloc-B/B), which the loop's per-worker buffers keep down.
 func BenchmarkRun(b *testing.B) {
 	src, size := benchTree(b)
-	for _, c := range []struct {
-		name         string
-		stageByStage bool
-	}{{"one-read", false}, {"stage-by-stage", true}} {
+	for _, c := range []struct{ name string }{{"run"}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(size)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for b.Loop() {
 				out := filepath.Join(b.TempDir(), "out")
-				opts := Options{Root: src, OutDir: out, Workers: 2, Version: "bench", stageByStage: c.stageByStage}
+				opts := Options{Root: src, OutDir: out, Workers: 2, Version: "bench"}
 				if _, err := Run(context.Background(), opts); err != nil {
 					b.Fatal(err)
 				}

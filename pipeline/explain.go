@@ -107,10 +107,7 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 				continue
 			}
 			x.Found = true
-			if err := env.Classify(ctx, rec); err != nil {
-				return nil, err
-			}
-			if err := env.Triage(ctx, rec); err != nil {
+			if err := env.Sniff(ctx, rec); err != nil {
 				return nil, err
 			}
 			why, testWhy := rec.Why(), rec.TestWhy()

@@ -12,6 +12,8 @@ import (
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/refresh"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -20,11 +22,11 @@ import (
 // the line marks that let a ranged read of an oversize file seek. Both are
 // built from the staged copies, after redaction, in path order.
 // A refresh whose staged files are the previous snapshot's, byte for byte,
-// copies its indexes (prior.copyIndexes); otherwise it takes each unchanged
+// copies its indexes (refresh.Prior.CopyIndexes); otherwise it takes each unchanged
 // file's trigrams and line marks from them and reads only the others
-// (prior.updateIndex, prior.lineMarks). Either way the indexes are those a
+// (refresh.Prior.UpdateIndex, refresh.Prior.LineMarks). Either way the indexes are those a
 // build from scratch writes.
-func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages.Record, workers int, prev *prior) error {
+func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, recs []*stages.Record, workers int, prev *refresh.Prior) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
 		if rec.Staged {
@@ -33,7 +35,7 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 	}
 	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
 	if prev != nil {
-		if ok, err := prev.copyIndexes(staged, tmp); ok || err != nil {
+		if ok, err := prev.CopyIndexes(staged, out); ok || err != nil {
 			return err
 		}
 	}
@@ -41,29 +43,29 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 	// component with openat on each open): tmp is this run's own
 	// directory, made 0700, and the names come from readdir, as for
 	// normalize's writes.
-	treeDir := filepath.Join(tmp, "tree")
+	treeDir := out.Path(snapshot.TreeDir)
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
 		files[i] = trigram.File{Path: rec.Path, Size: rec.OutSize, Open: func() (io.ReadCloser, error) {
 			return dirfd.OpenPlain(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
 		}}
 	}
-	dst := filepath.Join(tmp, trigram.FileName)
+	dst := out.Path(snapshot.SearchIndex)
 	updated := false
 	if prev != nil {
 		var err error
-		if updated, err = prev.updateIndex(ctx, staged, files, dst); err != nil {
+		if updated, err = prev.UpdateIndex(ctx, staged, files, dst); err != nil {
 			return err
 		}
 	}
 	if !updated {
-		if err := trigram.BuildWorkers(ctx, files, dst, tmp, workers); err != nil {
+		if err := trigram.BuildWorkers(ctx, files, dst, out.Dir(), workers); err != nil {
 			return err
 		}
 	}
 	var known map[string]lineindex.File
 	if prev != nil {
-		known = prev.lineMarks(staged)
+		known = prev.LineMarks(staged)
 	}
 	var ix lineindex.Index
 	for _, rec := range staged {
@@ -86,5 +88,5 @@ func writeIndexes(ctx context.Context, tmp string, tree *os.Root, recs []*stages
 		lf.Path = rec.Path
 		ix.Files = append(ix.Files, lf)
 	}
-	return writeFile(filepath.Join(tmp, lineindex.FileName), func(w *bufio.Writer) error { return ix.Encode(w) })
+	return out.WriteFile(snapshot.LinesJSON, func(w *bufio.Writer) error { return ix.Encode(w) })
 }

@@ -63,11 +63,6 @@ type Options struct {
 	// records in a few bursts, collected a tenth of its time at 100. The
 	// process's setting too.
 	GCPercent int
-
-	// stageByStage runs each per-file stage over every file in turn, each
-	// opening the files it reads, as before the one-read loop: the
-	// reference the loop's outputs are tested against.
-	stageByStage bool
 }
 
 // Reporter receives progress. Its methods are called from worker goroutines

@@ -2,19 +2,15 @@ package pipeline
 
 import (
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/zeebo/blake3"
-	"golang.org/x/sync/errgroup"
-
+	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/report"
 )
 
@@ -24,7 +20,7 @@ import (
 // reports each refresh as a ratio of the full run of the same iteration
 // (interleaved, so the machine's load weighs on all three alike). The
 // issue's bars: unchanged ≤ 0.15, one file changed ≤ 0.25. Iterations are
-// two seconds apart (racyWindow), as runs on a schedule are; a fourth
+// two seconds apart (refresh.RacyWindow), as runs on a schedule are; a fourth
 // run, right after the one-file refresh, shows the price of an edit
 // within that window (racy-unchanged: nothing changed, but the edited
 // file and the files with findings are read again).
@@ -42,10 +38,10 @@ func BenchmarkRefreshGoSrc(b *testing.B) {
 	}
 	defer os.RemoveAll(work)
 	src := filepath.Join(work, "src")
-	if err := copyTree(tree, src); err != nil {
+	if err := testkit.CopyTree(tree, src); err != nil {
 		b.Fatal(err)
 	}
-	time.Sleep(racyWindow + 100*time.Millisecond) // files written just now would be read again
+	time.Sleep(refresh.RacyWindow + 100*time.Millisecond) // files written just now would be read again
 	// One file every iteration changes: an edit, then its undo.
 	edit := filepath.Join(src, "fmt", "print.go")
 	orig, err := os.ReadFile(edit)
@@ -71,11 +67,11 @@ func BenchmarkRefreshGoSrc(b *testing.B) {
 	var same, one, racy *Result
 	for i := 0; b.Loop(); i++ {
 		if i > 0 {
-			// As on a schedule, no edit lands within racyWindow of a run:
+			// As on a schedule, no edit lands within refresh.RacyWindow of a run:
 			// the last iteration's edit would be read again as racily
 			// clean, and with it every file with findings (the replay
 			// needs every other file as it was).
-			time.Sleep(racyWindow + 100*time.Millisecond)
+			time.Sleep(refresh.RacyWindow + 100*time.Millisecond)
 		}
 		d, res := run(true)
 		tFull += d
@@ -96,16 +92,16 @@ func BenchmarkRefreshGoSrc(b *testing.B) {
 		d, res = run(false)
 		tOne += d
 		one = res
-		if rf := res.Report.Refresh; rf.NotReused[whyChanged] == 0 {
+		if rf := res.Report.Refresh; rf.NotReused[report.NotReusedChanged] == 0 {
 			b.Fatalf("one file changed: %+v", rf)
 		}
-		// Nothing changed since, but the edit lies within racyWindow of
+		// Nothing changed since, but the edit lies within refresh.RacyWindow of
 		// the last run: that file is read again, and so are the files
 		// with findings.
 		d, res = run(false)
 		tRacy += d
 		racy = res
-		if rf := res.Report.Refresh; rf.NotReused[whyRacy] == 0 {
+		if rf := res.Report.Refresh; rf.NotReused[report.NotReusedRacy] == 0 {
 			b.Fatalf("an edit just before the last run: %+v", rf)
 		}
 	}
@@ -130,161 +126,4 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// copyTree copies the regular files and directories below from to to
-// (symlinks as symlinks).
-func copyTree(from, to string) error {
-	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(dst, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, dst)
-		case !d.Type().IsRegular():
-			return nil
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-}
-
-// BenchmarkPlaceGoSrc measures what a refresh pays to put the previous
-// snapshot's staged files into the new tree (make bench-refresh; set
-// REPOPREP_BENCH_TMPFS to a reflink filesystem, XFS or btrfs, to see
-// FICLONE): place as a refresh does (a reflink where the filesystem has
-// them, else a copy: in the kernel for copies whose identity the state
-// vouches for, else read and hashed), place hashing every copy, place
-// with hashed copies only, and two baselines: reading and hashing alone,
-// and hard links (which a refresh must not use: see place).
-func BenchmarkPlaceGoSrc(b *testing.B) {
-	tree := os.Getenv("REPOPREP_BENCH_TREE")
-	if tree == "" {
-		b.Skip("set REPOPREP_BENCH_TREE (make bench-refresh)")
-	}
-	work, err := os.MkdirTemp(cmpOr(os.Getenv("REPOPREP_BENCH_TMPFS"), "/dev/shm"), "repoprep-bench-place-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer os.RemoveAll(work)
-	src, out := filepath.Join(work, "src"), filepath.Join(work, "out")
-	if err := copyTree(tree, src); err != nil {
-		b.Fatal(err)
-	}
-	opts := Options{Root: src, OutDir: out, Version: "bench", FingerprintKey: testFingerprintKey, Workers: runtime.NumCPU()}
-	res, err := Run(b.Context(), opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	key := res.Report.Refresh.Key
-	p, why, detail := loadPrior(out, key, newRefreshKeys(testFingerprintKey))
-	if p == nil {
-		b.Fatalf("%s %s", why, detail)
-	}
-	defer p.close()
-	type job struct {
-		from  string
-		want  [32]byte
-		trust *copyID
-	}
-	var jobs []job
-	var total int64
-	for _, en := range p.entries {
-		if en.Staged {
-			sum, _ := hexSum(en.Hash)
-			var trust *copyID
-			if se := p.files[en.Path]; se != nil {
-				trust = se.Copy
-			}
-			jobs = append(jobs, job{en.Path, sum, trust})
-			total += en.Size
-		}
-	}
-	each := func(b *testing.B, fn func(j job, to string) error) {
-		b.SetBytes(total)
-		for i := 0; b.Loop(); i++ {
-			dst := filepath.Join(work, fmt.Sprintf("new-%d", i))
-			p.made = sync.Map{}
-			g := errgroupWithLimit(opts.Workers)
-			for _, j := range jobs {
-				g.Go(func() error { return fn(j, filepath.Join(dst, filepath.FromSlash(j.from))) })
-			}
-			if err := g.Wait(); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			os.RemoveAll(dst)
-			b.StartTimer()
-		}
-		b.ReportMetric(float64(len(jobs))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
-	}
-	place := func(trusted bool) func(j job, to string) error {
-		return func(j job, to string) error {
-			trust := j.trust
-			if !trusted {
-				trust = nil
-			}
-			_, why, err := p.place(b.Context(), j.from, to, j.want, trust)
-			if err == nil && why != "" {
-				err = fmt.Errorf("%s: %s", j.from, why)
-			}
-			return err
-		}
-	}
-	b.Run("place", func(b *testing.B) { each(b, place(true)) })
-	b.Run("place-hashed", func(b *testing.B) { each(b, place(false)) })
-	b.Run("place-copy", func(b *testing.B) {
-		cloneFiles = false
-		defer func() { cloneFiles = true }()
-		each(b, place(false))
-	})
-	b.Run("read-hash", func(b *testing.B) {
-		each(b, func(j job, _ string) error {
-			f, err := p.open(j.from)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			bp := copyBufs.Get().(*[]byte)
-			defer copyBufs.Put(bp)
-			h := blake3.New()
-			_, err = io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{f}, *bp) // the same reads as place
-			return err
-		})
-	})
-	b.Run("hardlink", func(b *testing.B) {
-		each(b, func(j job, to string) error {
-			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-				return err
-			}
-			return os.Link(filepath.Join(out, "tree", j.from), to)
-		})
-	})
-}
-
-func errgroupWithLimit(n int) *errgroup.Group {
-	var g errgroup.Group
-	g.SetLimit(n)
-	return &g
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/report"
 
 	"github.com/repoprep/repoprep/internal/secrets"
@@ -75,12 +76,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, badOptions(err)
 	}
-	keys := newRefreshKeys(opts.FingerprintKey)
-	refresh := report.Refresh{NotReused: map[string]int{}}
-	if refresh.Key, err = refreshKey(opts, rulesDigest, sec, keys); err != nil {
+	keys := refresh.NewKeys(opts.FingerprintKey)
+	reuse := report.Refresh{NotReused: map[string]int{}}
+	reuse.Key, err = keys.Key(refresh.Inputs{
+		Version: opts.Version, Rules: rulesDigest, Secrets: opts.Secrets, PII: opts.PII,
+		MaxTextBytes: opts.MaxTextBytes, PreviewLines: opts.PreviewLines, NoIgnore: opts.NoIgnore,
+		Root: opts.Root, Baseline: sec.Baseline,
+	})
+	if err != nil {
 		// Without the build's digest no snapshot can be trusted to be this
 		// build's: read everything, and write no state.
-		refresh.Previous, refresh.Detail = report.PreviousNoState, err.Error()
+		reuse.Previous, reuse.Detail = report.PreviousNoState, err.Error()
 	}
 	lock, err := snapshot.Acquire(opts.OutDir, opts.Logger)
 	if err != nil {
@@ -90,20 +96,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// The previous snapshot is read while the scan runs.
 	load := &priorLoad{done: make(chan struct{})}
 	switch {
-	case refresh.Key == "":
+	case reuse.Key == "":
 		close(load.done)
 	case opts.Full:
-		refresh.Previous = report.PreviousFull
+		reuse.Previous = report.PreviousFull
 		close(load.done)
 	default:
 		go func() {
 			defer close(load.done)
-			load.p, load.previous, load.detail = loadPrior(opts.OutDir, refresh.Key, keys)
+			load.p, load.previous, load.detail = refresh.Load(opts.OutDir, reuse.Key, keys)
 		}()
 	}
 	defer func() {
 		<-load.done
-		load.p.close()
+		load.p.Close()
 	}()
 	out, err := lock.Begin()
 	if err != nil {
@@ -112,7 +118,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	defer out.Discard()
 	// What the scan passes over, by identity, when OUT lies inside SRC.
 	skip := lock.Skip()
-	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, out: out, tmp: out.Dir(), start: start, skip: skip, load: load, refresh: refresh, keys: keys, warmed: warmed}
+	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, out: out, tmp: out.Dir(), start: start, skip: skip, load: load, reuse: reuse, keys: keys, warmed: warmed}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -138,12 +144,12 @@ type run struct {
 	src          *dirfd.Tree
 	pruned       []stages.Pruned // with file counts, for the audit
 
-	load    *priorLoad
-	prior   *prior         // the previous snapshot a refresh reuses (from load); nil: read every file
-	refresh report.Refresh // what was reused, for report.json
-	keys    refreshKeys
-	state   *refreshState // for the next refresh, written beside files.json
-	warmed  bool          // the tokenizer's tables are being built
+	load   *priorLoad
+	prior  *refresh.Prior // the previous snapshot a refresh reuses (from load); nil: read every file
+	reuse  report.Refresh // what was reused, for report.json
+	keys   refresh.Keys
+	state  *refresh.State // for the next refresh, written beside files.json
+	warmed bool           // the tokenizer's tables are being built
 }
 
 // loading reports whether the previous snapshot may still be used: it is
@@ -212,9 +218,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if r.secrets.Scanner, err = r.scanner(); err != nil {
 		return nil, badOptions(err)
 	}
-	if !r.opts.stageByStage {
-		env.SecretScanner = r.secrets.Scanner
-	}
+	env.SecretScanner = r.secrets.Scanner
 	if err := r.readFiles(ctx, env, recs); err != nil {
 		return nil, err
 	}
@@ -223,7 +227,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 	t = r.timerOver("dedup", recs, stagedOnly)
 	prog.Stage("dedup", -1)
-	if err := env.Dedup(ctx, recs, r.opts.Workers); err != nil {
+	if err := env.Dedup(ctx, recs); err != nil {
 		return nil, err
 	}
 	t(recs)
@@ -231,8 +235,8 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t = r.timerOver("secrets", recs, holdsStaged)
 	prog.Stage("secrets", -1)
 	var findings []secrets.PathFinding
-	if r.replayed() {
-		findings = append([]secrets.PathFinding{}, r.prior.findings...) // nothing was read: every finding stands
+	if r.prior.Replayed() {
+		findings = r.prior.Findings() // nothing was read: every finding stands
 	} else {
 		fs, err := r.scanSecrets(ctx, env, recs)
 		if err != nil {
@@ -246,13 +250,13 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.tmp, tree, recs, r.opts.Workers, r.prior); err != nil {
+	if err := writeIndexes(ctx, r.out, tree, recs, r.opts.Workers, r.prior); err != nil {
 		return nil, err
 	}
 	t(recs)
 
-	if r.refresh.Key != "" {
-		if r.state, err = r.stateOf(env, recs, decided); err != nil {
+	if r.reuse.Key != "" {
+		if r.state, err = refresh.NewState(r.reuse.Key, r.start, r.keys, r.prior, r.secrets.Values, env, recs, decided); err != nil {
 			return nil, err
 		}
 	}
@@ -265,16 +269,6 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// perFile runs the per-file stages on recs: the one-read loop, or the
-// stage-by-stage reference order. timed records their times in the report
-// (a second, small batch is not: see readFiles).
-func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
-	if r.opts.stageByStage {
-		return r.eachStage(ctx, env, recs, timed)
-	}
-	return r.eachFile(ctx, env, recs, timed)
-}
-
 // perFileMemory is what the memory limit allows for each file beyond
 // Options.MemoryLimit: twice what a file's record, manifest entry and
 // share of the indexes hold live at the end of a run over GOROOT/src
@@ -282,12 +276,12 @@ func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Recor
 // back to back.
 const perFileMemory = 2 << 10
 
-// eachFile runs the per-file stages as one loop (stages.Env.Process): each
+// perFile runs the per-file stages as one loop (stages.Env.Process): each
 // file is opened and read once, and classify, triage, normalize, the
 // secret rules, the hash and the write all run on those bytes before the
 // worker takes the next file. Each stage is reported with its share of
 // the loop's wall time, in proportion to the time workers spent in it.
-func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
+func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
 	r.opts.Progress.Stage("files", len(recs))
 	begin := time.Now()
 	workers := stages.NewWorkerSet(r.opts.Workers)
@@ -329,64 +323,6 @@ func (r *run) eachFile(ctx context.Context, env *stages.Env, recs []*stages.Reco
 // tokensReady tells the loop whether the tokenizer's tables are built
 // (stages.Env.TokensReady); tests make it say no to put every count off.
 var tokensReady = tokens.Ready
-
-// eachStage is the order before the one-read loop, kept as the reference
-// the loop's outputs are compared with: each stage in turn over every
-// record, each opening the files it reads.
-func (r *run) eachStage(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
-	if err := r.classifyAndTriage(ctx, env, recs, timed); err != nil {
-		return err
-	}
-	t := r.timer("normalize", nil)
-	r.opts.Progress.Stage("normalize", len(recs))
-	if err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
-		defer r.opts.Progress.Add(1)
-		return env.Normalize(ctx, rec)
-	}); err != nil {
-		return err
-	}
-	if timed {
-		t(recs)
-	}
-	return nil
-}
-
-// classifyAndTriage runs both stages in one pass, so each record's sniffed
-// head (up to 32 KiB) is dropped by triage right after classify made it:
-// two passes held the heads of every file in the tree at once. Each stage
-// is reported with its share of the pass's wall time, in proportion to the
-// time workers spent in it.
-func (r *run) classifyAndTriage(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
-	r.opts.Progress.Stage("classify", len(recs))
-	begin := time.Now()
-	var inClassify, inTriage atomic.Int64
-	err := forEach(ctx, recs, r.opts.Workers, func(ctx context.Context, rec *stages.Record) error {
-		defer r.opts.Progress.Add(1)
-		t0 := time.Now()
-		if err := env.Classify(ctx, rec); err != nil {
-			return err
-		}
-		t1 := time.Now()
-		err := env.Triage(ctx, rec)
-		inClassify.Add(int64(t1.Sub(t0)))
-		inTriage.Add(int64(time.Since(t1)))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	wall := time.Since(begin)
-	c, t := inClassify.Load(), inTriage.Load()
-	share := 0.5
-	if c+t > 0 {
-		share = float64(c) / float64(c+t)
-	}
-	if timed {
-		r.record("classify", time.Duration(float64(wall)*share), recs, nil)
-		r.record("triage", time.Duration(float64(wall)*(1-share)), recs, nil)
-	}
-	return nil
-}
 
 func stagedOnly(rec *stages.Record) bool { return rec.Staged }
 

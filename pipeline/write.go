@@ -64,7 +64,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}); err != nil {
 		return err
 	}
-	repoMap := r.prior.sameRepoMap(filesSum)
+	repoMap := r.prior.SameRepoMap(filesSum)
 	if repoMap == nil {
 		repoMap = repomap.Render(m, repomap.Options{Name: filepath.Base(r.opts.Root), Tree: tree.FS()})
 	}
@@ -73,8 +73,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}
 	if r.state != nil {
 		sum := blake3.Sum256(repoMap)
-		r.state.FilesJSON, r.state.RepoMap, r.state.Manifest, r.state.Findings = filesSum, hex.EncodeToString(sum[:]), m, res.Findings
-		if err := writeState(r.tmp, r.state, r.keys.mac); err != nil {
+		if err := r.state.Write(r.out, filesSum, hex.EncodeToString(sum[:]), m, res.Findings, r.keys); err != nil {
 			return err
 		}
 	}
@@ -90,27 +89,17 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 }
 
 // writeFilesJSON writes files.json and returns its BLAKE3 (hex), which the
-// refresh state records. When m is the manifest the previous snapshot's
-// files.json holds (nothing changed), that file is copied instead of
-// encoded again: this build encodes one manifest to one sequence of
-// bytes, and the copy must hash to what the state recorded, else m is
-// encoded after all.
+// refresh state records; a refresh whose manifest is the previous one
+// copies the previous file (refresh.Prior.CopyFilesJSON).
 func (r *run) writeFilesJSON(m *snapshot.Manifest) (string, error) {
-	name := filepath.Join(r.tmp, "files.json")
-	if p := r.prior; p != nil && sameManifest(p.manifest, m) {
-		if ok, err := p.copyOwn("files.json", name, p.filesJSON); ok || err != nil {
-			return p.filesJSON, err
-		}
+	if sum, ok, err := r.prior.CopyFilesJSON(m, r.out); ok || err != nil {
+		return sum, err
 	}
 	h := blake3.New()
-	err := writeFile(name, func(w *bufio.Writer) error {
+	err := r.out.WriteFile(snapshot.FilesJSON, func(w *bufio.Writer) error {
 		return snapshot.WriteManifest(io.MultiWriter(w, h), m)
 	})
 	return hex.EncodeToString(h.Sum(nil)), err
-}
-
-func sameManifest(a, b *snapshot.Manifest) bool {
-	return a != nil && b != nil && a.Schema == b.Schema && slices.Equal(a.Files, b.Files) && slices.Equal(a.Pruned, b.Pruned)
 }
 
 // ctxFS is an fs.FS whose files stop reading once ctx is done.
@@ -144,7 +133,7 @@ func (r *run) buildReport(res *Result) report.Report {
 		Schema: snapshot.ReportSchema, Version: r.opts.Version, Source: r.opts.Root, Out: r.opts.OutDir,
 		Started: r.start.UTC().Format(time.RFC3339), Seconds: round(time.Since(r.start).Seconds()),
 		Secrets: len(res.Findings), Stages: r.stageTimes(), Tools: toolVersions(),
-		ATimeNotKept: r.src.ATimeMoved(), Refresh: &r.refresh,
+		ATimeNotKept: r.src.ATimeMoved(), Refresh: &r.reuse,
 	}
 	rep.Count(res.Manifest)
 	audit := report.BuildAudit(res.Manifest, report.CountSecrets(res.Findings), rep.Stages)
@@ -153,7 +142,7 @@ func (r *run) buildReport(res *Result) report.Report {
 		pruned[i] = report.AuditPruned{Path: p.Path, Reason: p.Reason, Files: p.Files, Capped: p.Capped}
 	}
 	audit.AddPruned(pruned)
-	audit.Refresh = &r.refresh
+	audit.Refresh = &r.reuse
 	rep.Audit = &audit
 	return rep
 }

@@ -18,6 +18,20 @@ const (
 	PreviousNoState = "no-state"  // no usable state: missing, damaged, not this user's, not this files.json
 )
 
+// Why a file was not taken from the previous snapshot: the keys of
+// report.json's refresh.not_reused.
+const (
+	NotReusedScan       = "decided-by-scan"   // symlink, special file, ignored, unsafe name: the scan decides it every run
+	NotReusedNew        = "new"               // no previous entry at that path
+	NotReusedChanged    = "changed"           // device, inode, size, mtime or ctime differ
+	NotReusedRacy       = "touched-recently"  // changed within refresh.RacyWindow of the previous run
+	NotReusedContext    = "directory-context" // the directory's triage facts changed (vendored, tests, generated)
+	NotReusedFindings   = "had-findings"      // the previous text held secrets: their values are never kept, so it is read again
+	NotReusedError      = "had-error"         // the previous entry recorded a per-file failure
+	NotReusedCopy       = "previous-copy-differs"
+	NotReusedPathLength = "path-too-long" // its copy does not fit under this run's temporary name
+)
+
 // Refresh is report.json's refresh: what a run took from the previous
 // snapshot and why it took no more.
 type Refresh struct {

@@ -96,10 +96,7 @@ func scanClassifyTriage(b *testing.B, root *dirfd.Tree, rs *rules.Set, workers i
 	g.SetLimit(workers)
 	for _, rec := range recs {
 		g.Go(func() error {
-			if err := env.Classify(ctx, rec); err != nil {
-				return err
-			}
-			return env.Triage(ctx, rec)
+			return env.Sniff(ctx, rec)
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"io"
 	"path"
 	"strings"
 	"sync"
@@ -28,21 +27,8 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 		return nil // decidedByPath: vendored or excluded by path, no need to read
 	}
 	setSniffLimit()
-	if c := rec.content; c != nil {
-		rec.head = c.data[:min(len(c.data), sniffBytes)] // Process read it
-	} else { // the stage-by-stage order: read the head
-		f, err := e.openSrc(rec)
-		if err != nil {
-			return readFailed(rec, "classify", err)
-		}
-		defer f.Close()
-		head := make([]byte, min(rec.Size, sniffBytes))
-		n, err := io.ReadFull(f, head)
-		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF { // EOF: emptied since the scan
-			return readFailed(rec, "classify", err)
-		}
-		rec.head = head[:n]
-	}
+	c := rec.content // read by Process (load), which opens exactly the files that get here
+	rec.head = c.data[:min(len(c.data), sniffBytes)]
 	mt := mimetype.Detect(rec.head)
 	rec.Mime = mt.String()
 	rec.isText = isTextMime(mt)

@@ -111,7 +111,7 @@ func TestSniffMatchesFile(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			must(t, os.WriteFile(filepath.Join(dir, h.name), h.content, 0o644))
 			rec := NewRecord(h.name, h.name, int64(len(h.content)))
-			env.Classify(context.Background(), rec)
+			env.Sniff(context.Background(), rec)
 			ours, _, _ := strings.Cut(rec.Mime, ";")
 			out, err := exec.Command(fileCmd, "--mime-type", "-b", filepath.Join(dir, h.name)).Output()
 			if err != nil {
@@ -216,8 +216,7 @@ func TestTriageDisguised(t *testing.T) {
 			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 			must(t, os.WriteFile(p, tt.content, 0o644))
 			rec := NewRecord(tt.name, filepath.FromSlash(tt.name), int64(len(tt.content)))
-			env.Classify(context.Background(), rec)
-			env.Triage(context.Background(), rec)
+			env.Sniff(context.Background(), rec)
 			if rec.Category != tt.category || rec.Reason != tt.reason || rec.ExtMismatch != tt.mismatch {
 				t.Errorf("%s (%s) = %s/%s mismatch=%v, want %s/%s mismatch=%v",
 					tt.name, rec.Mime, rec.Category, rec.Reason, rec.ExtMismatch, tt.category, tt.reason, tt.mismatch)
@@ -241,10 +240,9 @@ func FuzzClassify(f *testing.F) {
 		}
 		must(t, os.WriteFile(filepath.Join(dir, "f"), content, 0o644))
 		rec := NewRecord(base, "f", int64(len(content)))
-		if err := env.Classify(context.Background(), rec); err != nil {
+		if err := env.Sniff(context.Background(), rec); err != nil {
 			t.Fatal(err)
 		}
-		env.Triage(context.Background(), rec)
 		switch rec.Category {
 		case "source", "text", "document", "data", "junk":
 		default:

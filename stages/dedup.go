@@ -15,26 +15,22 @@ import (
 // order); the others get DuplicateOf, leave the tree and are no longer
 // staged. Files that differed only in encoding or line endings are
 // duplicates here, since it compares what normalize wrote. The hashes are
-// those Process took while it held each text; in the stage-by-stage order
-// the staged copies are read and hashed here.
-func (e *Env) Dedup(ctx context.Context, recs []*Record, workers int) error {
+// those Process took while it held each text (or a refresh recorded with
+// the text it placed, Record.Placed).
+func (e *Env) Dedup(ctx context.Context, recs []*Record) error {
 	var files []dedup.File
-	var sums [][32]byte // the hashes Process took, if it hashed every staged text
-	hashed := true
+	var sums [][32]byte
 	for _, rec := range recs {
-		if rec.Staged {
-			files = append(files, dedup.File{Path: rec.Path, Name: e.treePath(rec), Size: rec.OutSize})
-			sums = append(sums, rec.sum)
-			hashed = hashed && rec.hashed
+		if !rec.Staged {
+			continue
 		}
+		if !rec.hashed {
+			return fmt.Errorf("dedup: %s is staged without a hash", rec.Path)
+		}
+		files = append(files, dedup.File{Path: rec.Path, Size: rec.OutSize})
+		sums = append(sums, rec.sum)
 	}
-	var res dedup.Result
-	var err error
-	if hashed {
-		res, err = dedup.Group(files, sums)
-	} else {
-		res, err = dedup.Find(ctx, files, workers)
-	}
+	res, err := dedup.Group(files, sums)
 	if err != nil {
 		return fmt.Errorf("dedup: %w", err)
 	}
@@ -42,7 +38,7 @@ func (e *Env) Dedup(ctx context.Context, recs []*Record, workers int) error {
 		if !rec.Staged {
 			continue
 		}
-		rec.Hash = cmp.Or(rec.finalHash, res.Hash[rec.Path]) // a replayed text was grouped by its text before redaction
+		rec.Hash = cmp.Or(rec.Memo.Final, res.Hash[rec.Path]) // a replayed text was grouped by its text before redaction
 		canon, ok := res.DuplicateOf[rec.Path]
 		if !ok {
 			continue

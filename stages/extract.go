@@ -31,12 +31,14 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	if !ok {
 		return nil
 	}
+	if rec.content == nil {
+		return fmt.Errorf("normalize %s: not read by the per-file loop", rec.Path)
+	}
 	in, before, err := e.openDocument(rec)
 	if err != nil {
 		rec.fail("normalize", "unreadable", err)
 		return nil
 	}
-	defer in.Close()
 	name := e.treePath(rec)
 	if dir := path.Dir(rec.Path); dir != "." {
 		if err := e.mkdirAll(filepath.Dir(name)); err != nil {
@@ -105,53 +107,25 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	return nil
 }
 
-// document is a document's bytes for an extractor: those Process holds, or
-// the file itself.
+// document is a document's bytes for an extractor: those Process holds,
+// the whole file up to readCapBytes, or its open descriptor past that.
 type document struct {
 	io.ReaderAt
-	c      *content
-	f      *os.File
-	before os.FileInfo
+	c *content
 }
 
-// openDocument gives extractDocument random access to rec's file: the
-// bytes Process read (the whole file up to readCapBytes) or its open
-// descriptor.
+// openDocument gives extractDocument random access to rec's file.
 func (e *Env) openDocument(rec *Record) (*document, os.FileInfo, error) {
-	if c := rec.content; c != nil {
-		whole, err := c.readAll()
-		if err != nil {
-			return nil, nil, err
-		}
-		d := &document{c: c, ReaderAt: c.f}
-		if whole {
-			d.ReaderAt = bytes.NewReader(c.data)
-		}
-		return d, c.info, nil
-	}
-	f, err := e.openSrc(rec)
+	c := rec.content
+	whole, err := c.readAll()
 	if err != nil {
 		return nil, nil, err
 	}
-	before, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
+	d := &document{c: c, ReaderAt: c.f}
+	if whole {
+		d.ReaderAt = bytes.NewReader(c.data)
 	}
-	return &document{ReaderAt: f, f: f, before: before}, before, nil
+	return d, c.info, nil
 }
 
-func (d *document) changed() bool {
-	if d.c != nil {
-		return d.c.changed()
-	}
-	return changedSince(d.f, d.before)
-}
-
-// Close closes the file openDocument opened (Process closes its own).
-func (d *document) Close() error {
-	if d.f != nil {
-		return d.f.Close()
-	}
-	return nil
-}
+func (d *document) changed() bool { return d.c.changed() }

@@ -78,11 +78,10 @@ func (c *Clock) Spent(i int) time.Duration { return time.Duration(c.spent[i].Loa
 // Process is the pipeline's per-file loop body: it opens a record's file
 // once, reads it once into w's buffer, and runs classify → triage →
 // normalize → the secret rules → hash → write on those bytes before the
-// next file is taken. Each step is the stage function the stage-by-stage
-// order calls (Classify, Triage, Normalize, ScanSecrets, Hash, Write); they
-// find the bytes on the record instead of opening the file again. What
-// needs every file (dedup, the cross-file secret pass, indexes) runs on
-// the records afterwards. Call it from a pool; it errs only when the whole
+// next file is taken. Each step is a stage function (Classify, Triage,
+// Normalize, ScanSecrets, Hash, Write) that finds the bytes on the record;
+// none opens the file again. What needs every file (dedup, the cross-file
+// secret pass, indexes) runs on the records afterwards. Call it from a pool; it errs only when the whole
 // run must stop.
 func (e *Env) Process(ctx context.Context, rec *Record, w *Worker, clock *Clock) error {
 	t := time.Now()
@@ -119,6 +118,28 @@ func (e *Env) Process(ctx context.Context, rec *Record, w *Worker, clock *Clock)
 	return nil
 }
 
+// Sniff runs classify and triage on one record, reading its head as
+// Process does (the same open, the same checks): what `repoprep explain`
+// shows of a file, without staging it.
+func (e *Env) Sniff(ctx context.Context, rec *Record) error {
+	if err := e.readAndClassify(ctx, rec, &Worker{}); err != nil {
+		return err
+	}
+	return e.Triage(ctx, rec)
+}
+
+// readAndClassify reads rec's head into w as Process does and classifies
+// it; the head stays on the record, in w's buffer.
+func (e *Env) readAndClassify(ctx context.Context, rec *Record, w *Worker) error {
+	if e.readsContent(rec) {
+		if err := e.load(rec, w); err != nil {
+			return err
+		}
+		defer e.unload(rec)
+	}
+	return e.Classify(ctx, rec)
+}
+
 // content is a record's bytes while Process works on it.
 type content struct {
 	w    *Worker
@@ -134,8 +155,9 @@ type content struct {
 	held     []byte
 }
 
-// readsContent reports whether classify reads the record's file: the
-// loop opens exactly the files the stage-by-stage order opens.
+// readsContent reports whether classify reads the record's file: every
+// file that is not already decided (by the scan, a failure or its path) or
+// empty.
 func (e *Env) readsContent(rec *Record) bool {
 	return !(rec.Skip() || rec.Category != "" || rec.Size == 0 || e.decidedByPath(rec))
 }

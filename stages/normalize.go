@@ -29,11 +29,13 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	if rec.Skip() || (rec.Category != "source" && rec.Category != "text") {
 		return nil
 	}
+	if rec.content == nil {
+		return fmt.Errorf("normalize %s: not read by the per-file loop", rec.Path)
+	}
 	in, err := e.openText(ctx, rec)
 	if err != nil {
 		return readFailed(rec, "normalize", err)
 	}
-	defer in.close()
 	// The tree is written by plain paths, not through an os.Root: that
 	// re-walks every component with openat on each call, which cost a
 	// quarter of this stage on GOROOT/src. It is safe here because the
@@ -54,8 +56,8 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	// not what it was (settleTokens); one streamed while the tokenizer's
 	// tables are built, from its staged copy once the loop is over
 	// (tokens_later.go).
-	streamLater := in.c != nil && !in.c.all && rec.expect == nil && e.TokensReady != nil && !e.TokensReady()
-	count := (rec.expect == nil || in.c == nil) && !streamLater
+	streamLater := !in.c.all && rec.Memo.Expect == nil && e.TokensReady != nil && !e.TokensReady()
+	count := rec.Memo.Expect == nil && !streamLater
 	res, decErr := in.normalize(out.w, count)
 	writeErr := out.finish(decErr)
 	switch {
@@ -89,13 +91,13 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		rec.fail("normalize", "unreadable", fmt.Errorf("%s changed while it was read", rec.Path))
 		return nil
 	}
-	if c := rec.content; c != nil && out.mem != nil {
+	if c := rec.content; out.mem != nil {
 		// Held in memory for the loop's later steps, and counted once,
 		// whole, here (a streamed text is counted in batches as it is
 		// decoded).
 		c.inMemory, c.held = true, out.mem.Bytes()
-		switch x := rec.expect; {
-		case x != nil && textDigest(x.Key, blake3.Sum256(c.held)) == x.Digest:
+		switch x := rec.Memo.Expect; {
+		case x != nil && x.matches(blake3.Sum256(c.held)):
 			res.Tokens = x.Tokens // a refresh's unchanged text: counted last time
 		case e.TokensReady != nil && !e.TokensReady():
 			rec.tokensLater = true // Process counts it once the tables are built
@@ -105,7 +107,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	} else if streamLater {
 		rec.tokensLater = true
 	} else if !count {
-		n, err := settleTokens(ctx, name, rec.expect)
+		n, err := settleTokens(ctx, name, rec.Memo.Expect)
 		if err != nil {
 			return fmt.Errorf("normalize %s: %w", rec.Path, err)
 		}
@@ -113,7 +115,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
-	rec.normTokens, rec.normalized = res.Tokens, true
+	rec.Memo.TextTokens, rec.Memo.Normalized = res.Tokens, true
 	rec.Staged = true
 	// The facts are those of the bytes staged: a file that grew or shrank
 	// between the scan and this open is recorded with the size read.
@@ -222,7 +224,7 @@ func settleTokens(ctx context.Context, name string, x *Expectation) (int, error)
 	if _, err := io.Copy(h, &sourceReader{ctx: ctx, r: f}); err != nil {
 		return 0, err
 	}
-	if textDigest(x.Key, [32]byte(h.Sum(nil))) == x.Digest {
+	if x.matches([32]byte(h.Sum(nil))) {
 		return x.Tokens, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

@@ -14,67 +14,39 @@ import (
 	"github.com/repoprep/repoprep/internal/textenc"
 )
 
-// textIn is what normalize reads: the bytes Process holds (then streamed
-// on from the same descriptor past readCapBytes), or, in the stage-by-stage
-// order, the file opened here.
+// textIn is what normalize reads: the bytes Process holds, then streamed
+// on from the same descriptor past readCapBytes.
 type textIn struct {
-	c      *content    // Process's; nil in the stage-by-stage order
-	f      *os.File    // opened by openText
-	before os.FileInfo // f's stat when opened
-	src    *sourceReader
+	c   *content
+	src *sourceReader
 }
 
 // openText prepares normalize's input for rec.
 func (e *Env) openText(ctx context.Context, rec *Record) (*textIn, error) {
-	if c := rec.content; c != nil {
-		whole, err := c.readAll()
-		if err != nil {
-			return nil, err
-		}
-		var r io.Reader = c.w.reader(c.data)
-		if !whole {
-			r = c.stream()
-		}
-		return &textIn{c: c, src: &sourceReader{ctx: ctx, r: r}}, nil
-	}
-	f, err := e.openSrc(rec)
+	c := rec.content
+	whole, err := c.readAll()
 	if err != nil {
 		return nil, err
 	}
-	before, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+	var r io.Reader = c.w.reader(c.data)
+	if !whole {
+		r = c.stream()
 	}
-	return &textIn{f: f, before: before, src: &sourceReader{ctx: ctx, r: f}}, nil
+	return &textIn{c: c, src: &sourceReader{ctx: ctx, r: r}}, nil
 }
 
-// normalize decodes the input into dst. The loop's worker keeps its
-// decoder's buffers; a text it holds whole is counted afterwards, once,
-// and a streamed one as it is decoded unless count is false.
+// normalize decodes the input into dst with the loop's worker's decoder,
+// which keeps its buffers; a text it holds whole is counted afterwards,
+// once, and a streamed one as it is decoded unless count is false.
 func (in *textIn) normalize(dst io.Writer, count bool) (textenc.Result, error) {
-	if in.c != nil {
-		return in.c.w.norm.Normalize(in.src, dst, !in.c.all && count)
-	}
-	return textenc.Normalize(bufio.NewReaderSize(in.src, 64<<10), dst)
+	return in.c.w.norm.Normalize(in.src, dst, !in.c.all && count)
 }
 
 // changed reports whether the file moved while it was read.
-func (in *textIn) changed() bool {
-	if in.c != nil {
-		return in.c.changed()
-	}
-	return changedSince(in.f, in.before)
-}
+func (in *textIn) changed() bool { return in.c.changed() }
 
 // bytesRead is how many bytes of the source the text was made from.
 func (in *textIn) bytesRead() int64 { return in.src.n }
-
-func (in *textIn) close() {
-	if in.f != nil {
-		in.f.Close()
-	}
-}
 
 // stagedOut is where normalize writes: the worker's buffer when Process
 // holds the whole file (Write then puts it in the tree), or else a new
@@ -91,7 +63,7 @@ type stagedOut struct {
 
 func (e *Env) stagedOut(rec *Record, name string) (*stagedOut, error) {
 	c := rec.content
-	if c != nil && c.all {
+	if c.all {
 		c.w.out.Reset()
 		return &stagedOut{w: &c.w.out, mem: &c.w.out}, nil
 	}
@@ -106,8 +78,6 @@ func (e *Env) stagedOut(rec *Record, name string) (*stagedOut, error) {
 	}
 	o := &stagedOut{e: e, rec: rec, file: f, werr: &writeErr{w: f}}
 	switch {
-	case c == nil:
-		o.bw = bufio.NewWriterSize(o.werr, 64<<10)
 	case c.w.bw == nil:
 		c.w.bw = bufio.NewWriterSize(o.werr, 64<<10)
 		o.bw = c.w.bw

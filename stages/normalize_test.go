@@ -18,7 +18,12 @@ import (
 	"github.com/repoprep/repoprep/internal/testkit"
 )
 
-// normalizeOne runs classify, triage and normalize on one file.
+// process runs the per-file loop on one record, as a run does.
+func process(env *Env, rec *Record) error {
+	return env.Process(context.Background(), rec, &Worker{}, &Clock{})
+}
+
+// normalizeOne runs the per-file loop on one file.
 func normalizeOne(t *testing.T, name string, content []byte, maxText int64) (*Record, string, error) {
 	t.Helper()
 	src, out := t.TempDir(), t.TempDir()
@@ -26,10 +31,7 @@ func normalizeOne(t *testing.T, name string, content []byte, maxText int64) (*Re
 	must(t, os.WriteFile(filepath.Join(src, name), content, 0o644))
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: maxText}
 	rec := NewRecord(name, name, int64(len(content)))
-	ctx := context.Background()
-	env.Classify(ctx, rec)
-	env.Triage(ctx, rec)
-	err := env.Normalize(ctx, rec)
+	err := process(env, rec)
 	staged, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(name)))
 	return rec, string(staged), err
 }
@@ -92,22 +94,18 @@ func TestNormalizeWriteFailureIsFatal(t *testing.T) {
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 	must(t, os.RemoveAll(out))
 	rec := NewRecord("a.go", "a.go", 10)
-	ctx := context.Background()
-	env.Classify(ctx, rec)
-	env.Triage(ctx, rec)
-	if err := env.Normalize(ctx, rec); err == nil || !strings.Contains(err.Error(), "a.go") {
-		t.Fatalf("Normalize = %v, want an error naming a.go", err)
+	if err := process(env, rec); err == nil || !strings.Contains(err.Error(), "a.go") {
+		t.Fatalf("Process = %v, want an error naming a.go", err)
 	}
 }
 
 // TestNormalizeVanishedFile: a file deleted after the scan is recorded as
-// unreadable and the stage goes on.
+// unreadable and the loop goes on.
 func TestNormalizeVanishedFile(t *testing.T) {
 	src, out := t.TempDir(), t.TempDir()
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 	rec := NewRecord("gone.go", "gone.go", 10)
-	rec.Category = "source"
-	if err := env.Normalize(context.Background(), rec); err != nil {
+	if err := process(env, rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Reason != "unreadable" || rec.Staged || !strings.Contains(rec.Err, "gone.go") {
@@ -115,20 +113,22 @@ func TestNormalizeVanishedFile(t *testing.T) {
 	}
 }
 
-// TestNormalizeRefusalLeavesNoEmptyDir: a refused file's directories are
-// removed again, so tree/ holds exactly what files.json calls staged.
+// TestPruneEmptyDirsAfterRefusal: a refused file's directories are
+// removed again, so tree/ holds exactly what files.json calls staged. The
+// file is text for longer than the loop holds (so it is streamed to the
+// tree as it is decoded) and a NUL past that makes it binary.
 func TestPruneEmptyDirsAfterRefusal(t *testing.T) {
 	src, out := t.TempDir(), t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(src, "only", "deeper"), 0o755))
-	must(t, os.WriteFile(filepath.Join(src, "only", "deeper", "x.txt"), []byte("text\x00with a NUL\n"), 0o644))
-	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
-	rec := NewRecord("only/deeper/x.txt", filepath.Join("only", "deeper", "x.txt"), 17)
-	ctx := context.Background()
-	env.Classify(ctx, rec)
-	env.Triage(ctx, rec)
-	rec.Category = "text" // as if the name had promised text
-	if err := env.Normalize(ctx, rec); err != nil {
+	content := strings.Repeat("a line of plain text\n", 2*readCapBytes/21) + "text\x00with a NUL\n"
+	must(t, os.WriteFile(filepath.Join(src, "only", "deeper", "x.txt"), []byte(content), 0o644))
+	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 64 << 20}
+	rec := NewRecord("only/deeper/x.txt", filepath.Join("only", "deeper", "x.txt"), int64(len(content)))
+	if err := process(env, rec); err != nil {
 		t.Fatal(err)
+	}
+	if rec.Reason != "binary" {
+		t.Fatalf("reason %q, want binary: the test no longer refuses a streamed text", rec.Reason)
 	}
 	must(t, os.MkdirAll(filepath.Join(out, "kept"), 0o755))
 	must(t, os.WriteFile(filepath.Join(out, "kept", "f"), nil, 0o644))
@@ -154,11 +154,8 @@ func TestNormalizePathTooLong(t *testing.T) {
 	must(t, os.MkdirAll(out, 0o755))
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 	rec := NewRecord(filepath.ToSlash(rel), rel, 6)
-	ctx := context.Background()
-	env.Classify(ctx, rec)
-	env.Triage(ctx, rec)
-	if err := env.Normalize(ctx, rec); err != nil {
-		t.Fatalf("Normalize = %v: a long path must not stop the run", err)
+	if err := process(env, rec); err != nil {
+		t.Fatalf("Process = %v: a long path must not stop the run", err)
 	}
 	if rec.Reason != "path-too-long" || rec.Staged {
 		t.Errorf("reason %q staged %v, want path-too-long and not staged", rec.Reason, rec.Staged)
@@ -176,10 +173,7 @@ func TestSwappedForSymlinkAfterScan(t *testing.T) {
 	must(t, os.Remove(filepath.Join(src, "notes.txt")))
 	must(t, os.Symlink(".env", filepath.Join(src, "notes.txt")))
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 1 << 20}
-	ctx := context.Background()
-	env.Classify(ctx, rec)
-	env.Triage(ctx, rec)
-	if err := env.Normalize(ctx, rec); err != nil {
+	if err := process(env, rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Staged || rec.Reason != "unreadable" || !strings.Contains(rec.Err, "replaced") {
@@ -200,10 +194,7 @@ func TestSwappedForFIFOAfterScan(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ctx := context.Background()
-		env.Classify(ctx, rec)
-		env.Triage(ctx, rec)
-		env.Normalize(ctx, rec)
+		process(env, rec)
 	}()
 	select {
 	case <-done:

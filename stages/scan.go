@@ -15,6 +15,7 @@ import (
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/pathname"
 	"github.com/repoprep/repoprep/rules"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Pruned is a directory the scan did not walk, with why.
@@ -263,7 +264,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 // record makes the record of one non-directory entry; it errs only when
 // reading a link failed for lack of a resource (the run must stop).
 func (w *walker) record(d *dirfd.Dir, e entry, path string, unsafe, ignored bool) (*Record, error) {
-	rec := &Record{Path: path, dir: d, name: e.name}
+	rec := &Record{Entry: snapshot.Entry{Path: path}, dir: d, name: e.name}
 	if e.err != nil {
 		rec.fail("scan", "unreadable", e.err)
 		return rec, nil

@@ -106,8 +106,7 @@ func TestScanRecordsSpecialFilesWithoutOpening(t *testing.T) {
 		recs, _ = scanDir(t, dir, ScanOptions{})
 		env := &Env{Src: openRoot(t, dir), Rules: defaultRules(t), MaxTextBytes: 1 << 20}
 		for _, r := range recs {
-			env.Classify(context.Background(), r)
-			env.Triage(context.Background(), r)
+			env.Sniff(context.Background(), r)
 		}
 	}()
 	select {
@@ -379,7 +378,7 @@ func TestScanDeep(t *testing.T) {
 		t.Fatalf("deepest record missing or misnamed")
 	}
 	env := &Env{Src: tree, Rules: defaultRules(t)}
-	must(t, env.Classify(ctx, leaf))
+	must(t, env.readAndClassify(ctx, leaf, &Worker{}))
 	if leaf.Err != "" || string(leaf.head) != "the bottom\n" {
 		t.Errorf("deepest file read as %q, err %q", leaf.head, leaf.Err)
 	}

@@ -1,13 +1,13 @@
 package stages
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/zeebo/blake3"
@@ -58,7 +58,7 @@ func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) [
 	var out []secrets.PathFinding
 	for _, rec := range recs {
 		var inPath []secrets.Finding
-		if !rec.nameClean {
+		if !rec.Memo.NameClean {
 			inPath = opts.Scanner.ScanName(rec.Path, opts.Values)
 		}
 		inTarget := opts.Scanner.ScanName(rec.LinkTarget, opts.Values)
@@ -93,7 +93,7 @@ func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) [
 // snapshot's findings only then.
 func (e *Env) NamesClean(opts SecretOptions, recs []*Record) bool {
 	for _, rec := range recs {
-		if !rec.nameClean && len(opts.Scanner.ScanName(rec.Path, opts.Values)) > 0 {
+		if !rec.Memo.NameClean && len(opts.Scanner.ScanName(rec.Path, opts.Values)) > 0 {
 			return false
 		}
 		if len(opts.Scanner.ScanName(rec.LinkTarget, opts.Values)) > 0 {
@@ -134,11 +134,11 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	}
 	holders := func(rec *Record) []*Record { return append([]*Record{rec}, dups[rec.Path]...) }
 
-	// Pass 1: the rules, run by Process on each staged text; here on the
-	// staged copies it did not scan (the stage-by-stage order) and not on a
-	// reused text they found nothing in at this path (Reuse).
+	// Pass 1: the rules, run by Process on each staged text it read; here
+	// on the texts a refresh placed instead, but for those the rules found
+	// nothing in at this very path (Memo.RulesClean).
 	if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
-		if rec.scanned {
+		if rec.scanned || rec.Memo.RulesClean {
 			return nil
 		}
 		scan, err := scanStaged(ctx, sc, e.treePath(rec), rec.Path)
@@ -197,7 +197,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		m := sc.Matcher(opts.Values)
 		known := opts.ValuesKnown != nil && opts.ValuesKnown(opts.Values)
 		if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
-			if known && rec.valuesClean {
+			if known && rec.Memo.ValuesClean {
 				return nil
 			}
 			hits, err := m.ScanFile(e.treePath(rec))
@@ -252,7 +252,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		// found there too (a rule may depend on the path).
 		rec.scanned = true
 		for _, h := range holders(rec) {
-			h.contentClean = !found[i] && h.scan == nil
+			h.Memo.Clean = !found[i] && h.scan == nil
 			h.scan = nil
 		}
 		for _, h := range holders(rec) {
@@ -356,11 +356,11 @@ func (e *Env) redact(ctx context.Context, rec *Record, fs []secrets.Finding) err
 		edits[i] = tokens.Edit{Start: int(m.Start), End: int(m.End), Repl: m.Text}
 	}
 	redacted := []byte(tokens.Apply(string(text), edits))
-	if err := replaceFile(name, redacted); err != nil {
+	if err := secrets.Rewrite(name, func(w *bufio.Writer) error { _, err := w.Write(redacted); return err }); err != nil {
 		return fmt.Errorf("secrets %s: %w", rec.Path, err)
 	}
 	rec.Hash = fmt.Sprintf("%s%x", dedup.HashPrefix, blake3.Sum256(redacted))
-	if x := rec.expect; x != nil && x.Final == rec.Hash {
+	if x := rec.Memo.Expect; x != nil && x.Final == rec.Hash {
 		rec.Tokens = x.FinalTokens // a refresh's text redacted into what it was last time
 	} else {
 		rec.Tokens = tokens.RecountBytes(text, rec.Tokens, edits)
@@ -377,32 +377,6 @@ func countLines(b []byte) int {
 		n++
 	}
 	return n
-}
-
-// replaceFile writes data over name through a temporary file beside it
-// and a rename, so a failure leaves the original as it was.
-func replaceFile(name string, data []byte) (err error) {
-	// A short name of its own: name's base may already be 255 bytes.
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".redact-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
 }
 
 // remeasure measures a large redacted copy again as a stream: its hash,

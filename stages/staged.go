@@ -17,11 +17,9 @@ import (
 )
 
 // The loop's steps after normalize, on the staged text: the secret rules,
-// the hash dedup groups by, and the write to the tree. Each does nothing
-// outside Process (the stage-by-stage order leaves them to Secrets and
-// Dedup, which read the staged copies). A text held in memory is worked on
-// there; one streamed to the tree (over readCapBytes, or a document's
-// extracted text) is read back from its staged copy.
+// the hash dedup groups by, and the write to the tree. A text held in
+// memory is worked on there; one streamed to the tree (over readCapBytes,
+// or a document's extracted text) is read back from its staged copy.
 
 // ScanSecrets runs the secret rules over a staged text (the first pass of
 // Secrets, which judges the findings per path once duplicates are known).

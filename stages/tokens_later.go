@@ -59,7 +59,7 @@ func (e *Env) keepForCount(rec *Record) {
 
 // setTokens gives rec the count Normalize left for later.
 func setTokens(rec *Record, n int) {
-	rec.Tokens, rec.normTokens, rec.tokensLater = n, n, false
+	rec.Tokens, rec.Memo.TextTokens, rec.tokensLater = n, n, false
 }
 
 // pending reports whether records wait to be counted.

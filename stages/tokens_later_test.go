@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // A count Normalize leaves for later is taken from the worker's buffer if
@@ -34,7 +35,7 @@ func TestKeepForCount(t *testing.T) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rec := &Record{Path: name, tokensLater: true, content: &content{inMemory: name != "big/s.go", held: []byte(text)}}
+		rec := &Record{Entry: snapshot.Entry{Path: name}, tokensLater: true, content: &content{inMemory: name != "big/s.go", held: []byte(text)}}
 		ready = name == "ready.json"
 		e.keepForCount(rec)
 		rec.content.held = []byte(strings.Repeat("x", len(text))) // the worker's buffer is reused
@@ -51,15 +52,15 @@ func TestKeepForCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rec := range recs {
-		if want := tokens.Count(texts[rec.Path]); rec.tokensLater || rec.Tokens != want || rec.normTokens != want {
-			t.Errorf("%s: tokens %d, normTokens %d, later %v; want %d", rec.Path, rec.Tokens, rec.normTokens, rec.tokensLater, want)
+		if want := tokens.Count(texts[rec.Path]); rec.tokensLater || rec.Tokens != want || rec.Memo.TextTokens != want {
+			t.Errorf("%s: tokens %d, normTokens %d, later %v; want %d", rec.Path, rec.Tokens, rec.Memo.TextTokens, rec.tokensLater, want)
 		}
 	}
 	if e.later.pending() {
 		t.Errorf("%d records left after CountLater", len(e.later.recs))
 	}
 	// A staged copy gone is an error that names the file.
-	e.later.recs = append(e.later.recs, laterRec{rec: &Record{Path: "gone.go", tokensLater: true}})
+	e.later.recs = append(e.later.recs, laterRec{rec: &Record{Entry: snapshot.Entry{Path: "gone.go"}, tokensLater: true}})
 	if err := e.CountLater(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "gone.go") {
 		t.Errorf("CountLater with a staged copy missing: %v", err)
 	}

@@ -134,3 +134,12 @@ func (e *Env) exists(p string) bool {
 	}
 	return false
 }
+
+// DirContext is everything triage takes from a file's surroundings rather
+// than from the file itself: whether its directory is vendored, tests or
+// generated, or below a main source set, which depends on other files
+// (a vendor/modules.txt, a spec_helper.rb). A refresh reuses an entry only
+// when this is unchanged. Safe for concurrent use.
+func (e *Env) DirContext(rec *Record) string {
+	return e.dirFacts(srcDir(rec.Src())).context
+}

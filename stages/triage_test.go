@@ -196,10 +196,7 @@ func writeCases(t *testing.T, cases []triageCase) (string, *Env) {
 func triageOne(t *testing.T, env *Env, p string, size int) *Record {
 	t.Helper()
 	rec := NewRecord(p, filepath.FromSlash(p), int64(size))
-	if err := env.Classify(context.Background(), rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Triage(context.Background(), rec); err != nil {
+	if err := env.Sniff(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec

@@ -1,92 +1,35 @@
 package dedup
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"runtime"
 	"testing"
-
-	"github.com/zeebo/blake3"
 )
 
-// benchTree writes about 2000 files, about 100 MB, a tenth of them copies of others, with
-// sizes spread like a source tree's (mostly small, a few large).
-func benchTree(b *testing.B) ([]File, int64) {
-	b.Helper()
-	dir := b.TempDir()
+// BenchmarkGroup groups 100,000 hashed files, a tenth of them copies of
+// others, with sizes spread like a source tree's: the dedup barrier's
+// whole cost once the loop has hashed every text.
+func BenchmarkGroup(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var files []File
-	var total int64
-	var contents [][]byte
-	for i := range 2000 {
-		var data []byte
-		if i%10 == 9 && len(contents) > 0 {
-			data = contents[rng.IntN(len(contents))] // a duplicate
-		} else {
-			size := 4<<10 + rng.IntN(60<<10)
-			if i%50 == 0 {
-				size = 1<<20 + rng.IntN(1<<20)
-			}
-			data = make([]byte, size)
-			for j := range data {
-				data[j] = byte('a' + rng.IntN(26))
-			}
-			contents = append(contents, data)
+	const n = 100_000
+	files := make([]File, n)
+	sums := make([][32]byte, n)
+	for i := range n {
+		files[i] = File{Path: fmt.Sprintf("m%d/p%d/f%06d.go", i%13, i%5, i), Size: int64(64 + rng.IntN(60<<10))}
+		if i%10 == 9 {
+			j := rng.IntN(i)
+			files[i].Size, sums[i] = files[j].Size, sums[j]
+			continue
 		}
-		p := fmt.Sprintf("m%d/p%d/f%04d.go", i%13, i%5, i)
-		name := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			b.Fatal(err)
+		for k := range sums[i] {
+			sums[i][k] = byte(rng.Uint32())
 		}
-		if err := os.WriteFile(name, data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		files = append(files, File{Path: p, Name: name, Size: int64(len(data))})
-		total += int64(len(data))
 	}
-	return files, total
-}
-
-// BenchmarkFind is the dedup stage on the generated tree, one worker per CPU.
-func BenchmarkFind(b *testing.B) {
-	files, total := benchTree(b)
-	b.SetBytes(total)
-	b.ResetTimer()
+	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Find(context.Background(), files, runtime.NumCPU()); err != nil {
+		if _, err := Group(files, sums); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// BenchmarkHashAll is b3sum-style: every file hashed in one loop on one goroutine.
-func BenchmarkHashAll(b *testing.B) {
-	files, total := benchTree(b)
-	b.SetBytes(total)
-	buf := make([]byte, 256<<10)
-	b.ResetTimer()
-	for b.Loop() {
-		for _, f := range files {
-			fh, err := os.Open(f.Name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := blake3.New()
-			for {
-				n, err := fh.Read(buf)
-				h.Write(buf[:n])
-				if err == io.EOF {
-					break
-				} else if err != nil {
-					b.Fatal(err)
-				}
-			}
-			fh.Close()
-			h.Sum(nil)
-		}
-	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 }

@@ -1,39 +1,31 @@
 package dedup
 
 import (
-	"context"
-	"crypto/rand"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
-	"reflect"
-	"strings"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/zeebo/blake3"
 )
 
-// writeTree writes contents (manifest path -> bytes) under a temp dir and returns Files in
-// the given order.
-func writeTree(t testing.TB, dir string, paths []string, contents map[string]string) []File {
+// group hashes contents (path -> bytes) and groups them, in paths' order.
+func group(t testing.TB, paths []string, contents map[string]string) Result {
 	t.Helper()
-	var files []File
-	for _, p := range paths {
-		name := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(contents[p]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, File{Path: p, Name: name, Size: int64(len(contents[p]))})
+	files := make([]File, len(paths))
+	sums := make([][32]byte, len(paths))
+	for i, p := range paths {
+		files[i] = File{Path: p, Size: int64(len(contents[p]))}
+		sums[i] = blake3.Sum256([]byte(contents[p]))
 	}
-	return files
+	res, err := Group(files, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
-func TestFind(t *testing.T) {
+func TestGroup(t *testing.T) {
 	contents := map[string]string{
 		"a/deep/x/readme.md": "same text\n",
 		"b/readme.md":        "same text\n",
@@ -47,11 +39,7 @@ func TestFind(t *testing.T) {
 		"h/unique.txt":       "only one of these",
 	}
 	paths := []string{"z.md", "a/deep/x/readme.md", "b/readme.md", "c/one.txt", "c/two.txt", "e/lib.go", "d/lib.go", "f/empty.py", "g/empty.py", "h/unique.txt"}
-	files := writeTree(t, t.TempDir(), paths, contents)
-	res, err := Find(context.Background(), files, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := group(t, paths, contents)
 	want := map[string]string{
 		"a/deep/x/readme.md": "z.md",
 		"b/readme.md":        "z.md",
@@ -72,9 +60,8 @@ func TestFind(t *testing.T) {
 	}
 }
 
-// TestDeterministic shuffles inputs and varies workers: the answer must not move.
+// TestDeterministic shuffles the input: the answer must not move.
 func TestDeterministic(t *testing.T) {
-	dir := t.TempDir()
 	contents := map[string]string{}
 	var paths []string
 	for i := range 300 {
@@ -82,28 +69,16 @@ func TestDeterministic(t *testing.T) {
 		contents[p] = fmt.Sprintf("content %d\n", i%40) // 40 contents across 300 files
 		paths = append(paths, p)
 	}
-	files := writeTree(t, dir, paths, contents)
-	first, err := Find(context.Background(), files, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := group(t, paths, contents)
 	if len(first.DuplicateOf) != 300-40 {
 		t.Errorf("%d duplicates, want %d", len(first.DuplicateOf), 300-40)
 	}
-	for _, workers := range []int{1, 2, 8} {
-		for run := range 3 {
-			shuffled := append([]File(nil), files...)
-			for i := range shuffled {
-				j := int(randByte()) % len(shuffled)
-				shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
-			}
-			res, err := Find(context.Background(), shuffled, workers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !maps.Equal(res.DuplicateOf, first.DuplicateOf) || !maps.Equal(res.Hash, first.Hash) {
-				t.Errorf("workers %d run %d: result differs", workers, run)
-			}
+	for run := range 5 {
+		shuffled := append([]string(nil), paths...)
+		rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		res := group(t, shuffled, contents)
+		if !maps.Equal(res.DuplicateOf, first.DuplicateOf) || !maps.Equal(res.Hash, first.Hash) {
+			t.Errorf("run %d: result differs", run)
 		}
 	}
 	for dup, canon := range first.DuplicateOf {
@@ -113,57 +88,9 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func randByte() byte {
-	var b [1]byte
-	rand.Read(b[:])
-	return b[0]
-}
-
-func TestErrors(t *testing.T) {
-	dir := t.TempDir()
-	files := writeTree(t, dir, []string{"a", "b"}, map[string]string{"a": "x", "b": "y"})
-	if _, err := Find(context.Background(), append(files, File{Path: "gone", Name: filepath.Join(dir, "gone"), Size: 1}), 2); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "gone") {
-		t.Errorf("missing file: err = %v", err)
-	}
-	if _, err := Find(context.Background(), append(files, files[0]), 2); err == nil {
+func TestPathTwice(t *testing.T) {
+	files := []File{{Path: "a", Size: 1}, {Path: "a", Size: 1}}
+	if _, err := Group(files, make([][32]byte, 2)); err == nil {
 		t.Error("a path given twice is accepted")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Find(ctx, files, 2); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: err = %v", err)
-	}
-}
-
-// Group, given the hashes, answers what Find answers by reading the files.
-func TestGroupMatchesFind(t *testing.T) {
-	dir := t.TempDir()
-	contents := map[string]string{"a/x.txt": "same\n", "b.txt": "same\n", "c/d/e.txt": "same\n", "f.txt": "other\n", "g.txt": "", "h.txt": ""}
-	var files []File
-	var sums [][32]byte
-	for p, c := range contents {
-		name := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, File{Path: p, Name: name, Size: int64(len(c))})
-		sums = append(sums, blake3.Sum256([]byte(c)))
-	}
-	want, err := Find(context.Background(), files, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Group(files, sums)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Group = %+v\nFind = %+v", got, want)
-	}
-	if got.DuplicateOf["a/x.txt"] != "b.txt" || len(got.DuplicateOf) != 2 {
-		t.Errorf("duplicates = %v, want a/x.txt and c/d/e.txt of b.txt", got.DuplicateOf)
 	}
 }

@@ -325,16 +325,39 @@ func RedactFile(name string, fs []Finding) error {
 	return redactFile(name, fs)
 }
 
-// redactFile rewrites name with fs redacted: streamed through a temporary file beside it
-// and renamed over it, so a failure leaves the original untouched.
-func redactFile(name string, fs []Finding) (err error) {
+// redactFile rewrites name with fs redacted, streamed (Rewrite).
+func redactFile(name string, fs []Finding) error {
 	fs = mergeSpans(fs, -1)
 	src, err := os.Open(name)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	info, err := src.Stat()
+	return Rewrite(name, func(w *bufio.Writer) error {
+		var pos int64
+		for _, f := range fs {
+			if _, err := io.CopyN(w, src, f.Start-pos); err != nil {
+				return err
+			}
+			if _, err := src.Seek(f.End, io.SeekStart); err != nil {
+				return err
+			}
+			if _, err := w.WriteString("[REDACTED:" + f.Rule + "]"); err != nil {
+				return err
+			}
+			pos = f.End
+		}
+		_, err := io.Copy(w, src)
+		return err
+	})
+}
+
+// Rewrite replaces the file name with what fill writes: the one way a
+// redaction is written. The new text goes to a temporary file beside name,
+// which takes name's permissions and is then renamed over it, so a failure
+// (a full disk) leaves name as it was.
+func Rewrite(name string, fill func(*bufio.Writer) error) (err error) {
+	info, err := os.Stat(name)
 	if err != nil {
 		return err
 	}
@@ -351,20 +374,7 @@ func redactFile(name string, fs []Finding) (err error) {
 		}
 	}()
 	w := bufio.NewWriterSize(tmp, 256<<10)
-	var pos int64
-	for _, f := range fs {
-		if _, err := io.CopyN(w, src, f.Start-pos); err != nil {
-			return err
-		}
-		if _, err := src.Seek(f.End, io.SeekStart); err != nil {
-			return err
-		}
-		if _, err := w.WriteString("[REDACTED:" + f.Rule + "]"); err != nil {
-			return err
-		}
-		pos = f.End
-	}
-	if _, err := io.Copy(w, src); err != nil {
+	if err := fill(w); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {

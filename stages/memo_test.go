@@ -19,9 +19,7 @@ func processOne(t *testing.T, content string, x *Expectation) *Record {
 	must(t, os.WriteFile(filepath.Join(src, "a.txt"), []byte(content), 0o644))
 	env := &Env{Src: openRoot(t, src), TreeDir: out, Rules: defaultRules(t), MaxTextBytes: 64 << 20}
 	rec := NewRecord("a.txt", "a.txt", int64(len(content)))
-	if x != nil {
-		rec.Expect(*x)
-	}
+	rec.Memo.Expect = x
 	w := NewWorkerSet(1).Get()
 	if err := env.Process(context.Background(), rec, w, &Clock{}); err != nil {
 		t.Fatal(err)
@@ -36,7 +34,7 @@ func processOne(t *testing.T, content string, x *Expectation) *Record {
 // count only when its normalized text has the digest it had (a planted
 // count shows it was taken); otherwise it is counted as without an
 // expectation, for a text held in memory and for one streamed past
-// readCapBytes. TextDigest gives what the next refresh expects.
+// readCapBytes. TextSum gives what the next refresh expects.
 func TestExpectation(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	for name, text := range map[string]string{
@@ -45,13 +43,14 @@ func TestExpectation(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			plain := processOne(t, text, nil)
-			digest, tokens, ok := plain.TextDigest(key)
+			sum, tokens, ok := plain.TextSum()
 			if !ok || tokens != plain.Tokens || tokens == 0 {
-				t.Fatalf("TextDigest: %v %d, want the count %d", ok, tokens, plain.Tokens)
+				t.Fatalf("TextSum: %v %d, want the count %d", ok, tokens, plain.Tokens)
 			}
-			if want := textDigest(key, blake3.Sum256([]byte(text))); digest != want {
-				t.Errorf("digest of the normalized text differs")
+			if sum != blake3.Sum256([]byte(text)) {
+				t.Errorf("sum of the normalized text differs")
 			}
+			digest := TextDigest(key, sum)
 			same := processOne(t, text, &Expectation{Key: key, Digest: digest, Tokens: 7})
 			if same.Tokens != 7 {
 				t.Errorf("same text: tokens %d, want the expected 7", same.Tokens)

@@ -1,6 +1,6 @@
 //go:build linux && !repoprep_portable
 
-package pipeline
+package refresh
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -38,71 +38,6 @@ func cloneUnsupported(err error) bool {
 	return errors.Is(err, errors.ErrUnsupported) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOTTY)
 }
 
-// openOwn opens a file of the previous snapshot for reading: never
-// through a symlink, never blocking on a FIFO, and without moving its
-// access time (the snapshot is ours, so the kernel grants O_NOATIME): a
-// refresh that fails leaves the previous snapshot exactly as it was.
-func openOwn(name string) (*os.File, error) {
-	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-	fd, err := unix.Open(name, flags|unix.O_NOATIME, 0)
-	if err == unix.EPERM {
-		fd, err = unix.Open(name, flags, 0)
-	}
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
-// openBeneath opens the regular file at rel below the directory dir in one
-// call (anything but a regular file is refused): openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS refuses a symlink
-// or ".." anywhere on the way, O_NONBLOCK a FIFO, O_NOATIME keeps the
-// access time (the previous snapshot is ours). ok is false where the
-// kernel has no openat2 (before 5.6, or a seccomp filter refuses it): the
-// caller then walks with dirfd, one component at a time.
-func openBeneath(dir *os.File, rel string) (f *os.File, ok bool, err error) {
-	if dir == nil || strings.HasPrefix(rel, "/") {
-		return nil, false, nil
-	}
-	how := &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOATIME,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	}
-	for {
-		fd, err := unix.Openat2(int(dir.Fd()), rel, how)
-		switch err {
-		case nil:
-			var st unix.Stat_t
-			err := unix.Fstat(fd, &st)
-			if err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
-				err = unix.EISDIR // a directory, FIFO or device where a file was: the caller takes it for gone
-			}
-			if err == nil {
-				// Blocking again, as a regular file: the runtime's poller
-				// would only spin on it.
-				var fl int
-				if fl, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil {
-					_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
-				}
-			}
-			if err != nil {
-				unix.Close(fd)
-				return nil, true, &fs.PathError{Op: "open", Path: rel, Err: err}
-			}
-			return os.NewFile(uintptr(fd), rel), true, nil
-		case unix.EINTR:
-			continue
-		case unix.ENOSYS, unix.EPERM:
-			if err == unix.EPERM && how.Flags&unix.O_NOATIME != 0 {
-				how.Flags &^= unix.O_NOATIME // not the owner after all
-				continue
-			}
-			return nil, false, nil
-		}
-		return nil, true, &fs.PathError{Op: "openat2", Path: rel, Err: err}
-	}
-}
-
 // placeFast is place on raw descriptors where the kernel has openat2: the
 // previous copy opened beneath the previous tree in one call, the new one
 // created, the bytes copied, both closed, and nothing else (os.File would
@@ -114,39 +49,20 @@ func openBeneath(dir *os.File, rel string) (f *os.File, ok bool, err error) {
 // takes it), hashed and written, so a copy edited in OUT fails the hash as
 // in place. ok is false where openat2 is missing or refused: the caller
 // places the file itself.
-func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte, trust *copyID) (n int64, why string, err error, ok bool) {
-	if p.treeDir == nil || strings.HasPrefix(from, "/") || p.noOpenat2.Load() {
-		return 0, "", nil, false
-	}
-	how := &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOATIME,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	}
-	var src int
-	for {
-		src, err = unix.Openat2(p.treeFd, from, how)
-		if err == unix.EINTR {
-			continue
-		}
-		if err == unix.EPERM && how.Flags&unix.O_NOATIME != 0 {
-			how.Flags &^= unix.O_NOATIME // not the owner after all
-			continue
-		}
-		break
-	}
+func (p *Prior) placeFast(ctx context.Context, from, to string, want [32]byte, trust *copyID) (n int64, why string, err error, ok bool) {
+	src, err, fast := p.copies.OpenFd(from)
 	switch {
-	case err == unix.ENOSYS || err == unix.EPERM:
-		p.noOpenat2.Store(true)
+	case !fast:
 		return 0, "", nil, false
 	case err != nil && dirfd.IsResource(err):
 		return 0, "", &fs.PathError{Op: "openat2", Path: from, Err: err}, true
 	case err != nil:
-		return 0, whyCopy, nil, true // gone, or a symlink on the way: not what files.json says
+		return 0, report.NotReusedCopy, nil, true // gone, or a symlink on the way: not what files.json says
 	}
 	defer unix.Close(src)
 	var st unix.Stat_t
 	if err := unix.Fstat(src, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return 0, whyCopy, nil, true // a directory, FIFO or device where a file was
+		return 0, report.NotReusedCopy, nil, true // a directory, FIFO or device where a file was
 	}
 	if dir := filepath.Dir(to); !p.madeDir(dir) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -191,7 +107,7 @@ func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte, t
 			case dirfd.IsResource(err):
 				return 0, "", &fs.PathError{Op: "copy_file_range", Path: to, Err: err}, true
 			default:
-				return 0, whyCopy, nil, true // shrunk since its fstat
+				return 0, report.NotReusedCopy, nil, true // shrunk since its fstat
 			}
 		}
 	}
@@ -211,7 +127,7 @@ func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte, t
 			return 0, "", &fs.PathError{Op: "read", Path: from, Err: err}, true
 		}
 		if err != nil || m == 0 {
-			return 0, whyCopy, nil, true // shrunk or unreadable: the hash cannot match
+			return 0, report.NotReusedCopy, nil, true // shrunk or unreadable: the hash cannot match
 		}
 		h.Write(buf[:m])
 		if !cloned {
@@ -223,7 +139,7 @@ func (p *prior) placeFast(ctx context.Context, from, to string, want [32]byte, t
 		n += int64(m)
 	}
 	if [32]byte(h.Sum(nil)) != want {
-		return 0, whyCopy, nil, true // edited in OUT since it was published
+		return 0, report.NotReusedCopy, nil, true // edited in OUT since it was published
 	}
 	placed = true
 	return n, "", nil, true
@@ -274,14 +190,14 @@ func writeAll(fd int, b []byte) error {
 
 // stagedCopies takes the identity of each staged record's copy below
 // treeDir (fstatat, no symlink followed), indexed like recs: nil for the
-// others, and for copies changed within copyTrustWindow of now.
+// others, and for copies changed within CopyTrustWindow of now.
 func stagedCopies(treeDir string, recs []*stages.Record) []*copyID {
 	dir, err := unix.Open(treeDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil // every copy is hashed next time
 	}
 	defer unix.Close(dir)
-	trusted := time.Now().Add(-copyTrustWindow).UnixNano()
+	trusted := time.Now().Add(-CopyTrustWindow).UnixNano()
 	ids := make([]*copyID, len(recs))
 	var next atomic.Int64
 	var wg sync.WaitGroup

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"context"
 	"io/fs"
 	"math"
 	"os"
@@ -22,8 +21,8 @@ import (
 	"github.com/repoprep/repoprep/snapshot"
 )
 
-// hardTree builds a tree with every case the one-read loop must treat as
-// the stage-by-stage order does: legacy encodings, UTF-16, CRLF and lone
+// hardTree builds a tree with every case the per-file loop must get right:
+// legacy encodings, UTF-16, CRLF and lone
 // CR, files that differ only in encoding (duplicates after normalize),
 // plain duplicates, secrets of every default rule in several copies and as
 // bare values elsewhere, a secret in a file name, texts over the loop's
@@ -99,30 +98,31 @@ func hardTree(t testing.TB) string {
 	return dir
 }
 
-// The one-read loop publishes the same snapshot as the stage-by-stage
-// order on the hard tree, in every secrets mode: every file of OUT but
-// report.json (times and paths) byte for byte, and the same tree/.
-func TestOneReadMatchesStageByStage(t *testing.T) {
+// TestHardTree runs the hard tree in every secrets mode twice, once with
+// every count taken at once and once with the first counts put off as
+// while the tokenizer's tables are built: the two snapshots are the same
+// byte for byte (the schedule changes nothing), verify finds them whole,
+// and the tree still holds every case it is for. Golden snapshots of real
+// trees (TestRealTreesGolden) pin what the loop publishes.
+func TestHardTree(t *testing.T) {
 	src := hardTree(t)
 	for _, mode := range []string{SecretsRedact, SecretsReport, SecretsExclude} {
 		t.Run(mode, func(t *testing.T) {
-			if testkit.Race && mode != SecretsRedact {
-				t.Skip("run without -race (make test's pdf target); -race runs redact")
+			if testing.Short() && mode != SecretsRedact {
+				t.Skip("-short runs redact only")
 			}
 			ref := filepath.Join(t.TempDir(), "ref")
 			got := filepath.Join(t.TempDir(), "got")
-			opts := func(stageByStage bool) func(*Options) {
-				return func(o *Options) {
-					o.Secrets, o.stageByStage, o.FingerprintKey = mode, stageByStage, []byte("a fixed key for both runs")
-				}
-			}
-			runFixture(t, src, ref, opts(true))
-			// The loop puts counts off for its first files, as while the
-			// tokenizer's tables are built (TestCountsLeftForLater).
+			opts := func(o *Options) { o.Secrets, o.FingerprintKey = mode, []byte("a fixed key for both runs") }
+			countsAtOnce(t)
+			runFixture(t, src, ref, opts)
 			check := putCountsOff(t, 30)
-			res := runFixture(t, src, got, opts(false))
+			res := runFixture(t, src, got, opts)
 			check()
 			compareSnapshots(t, ref, got)
+			if drifts, err := snapshot.Verify(t.Context(), got); err != nil || len(drifts) > 0 {
+				t.Errorf("verify: %v %v", drifts, err)
+			}
 			if mode == SecretsRedact {
 				checkHardTreeCovered(t, res.Manifest)
 			}
@@ -178,14 +178,14 @@ func compareSnapshots(t *testing.T, want, got string) {
 		g, ok := gotFiles[name]
 		switch {
 		case !ok:
-			t.Errorf("%s: missing from the one-read snapshot", name)
+			t.Errorf("%s: missing from %s", name, got)
 		case !bytes.Equal(w, g):
-			t.Errorf("%s differs from the stage-by-stage snapshot:\n%s", name, firstDiff(w, g))
+			t.Errorf("%s differs from %s's:\n%s", name, want, firstDiff(w, g))
 		}
 	}
 	for name := range gotFiles {
 		if _, ok := wantFiles[name]; !ok {
-			t.Errorf("%s: only in the one-read snapshot", name)
+			t.Errorf("%s: only in %s", name, got)
 		}
 	}
 }
@@ -203,7 +203,7 @@ func snapshotFiles(t *testing.T, root string) map[string][]byte {
 		switch {
 		case d.IsDir():
 			out[rel+"/"] = nil
-		case rel != "report.json" && rel != stateName:
+		case rel != snapshot.ReportJSON && rel != snapshot.StateFile:
 			out[rel], err = os.ReadFile(p)
 		}
 		return err
@@ -232,34 +232,13 @@ func clip(s string) string {
 	return s
 }
 
-// TestOneReadMatchesStageByStageTree runs the same comparison on a real
-// tree: REPOPREP_COMPARE_TREE=DIR (make compare-run uses GOROOT/src).
-func TestOneReadMatchesStageByStageTree(t *testing.T) {
-	src := os.Getenv("REPOPREP_COMPARE_TREE")
-	if src == "" {
-		t.Skip("set REPOPREP_COMPARE_TREE=DIR to compare both orders on a real tree")
-	}
-	ref := filepath.Join(t.TempDir(), "ref")
-	got := filepath.Join(t.TempDir(), "got")
-	for _, c := range []struct {
-		out          string
-		stageByStage bool
-	}{{ref, true}, {got, false}} {
-		opts := Options{Root: src, OutDir: c.out, Version: "test", FingerprintKey: []byte("a fixed key for both runs"), stageByStage: c.stageByStage}
-		if _, err := Run(context.Background(), opts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	compareSnapshots(t, ref, got)
-}
-
 // While the tokenizer's tables are being built, the loop leaves counts for
 // later instead of waiting (stages.Env.TokensReady). The snapshot is the
 // same byte for byte when every count waits for the loop's end.
-// TestOneReadMatchesStageByStage covers tables that turn ready halfway.
+// TestHardTree covers tables that turn ready halfway.
 func TestCountsLeftForLater(t *testing.T) {
-	if testkit.Race {
-		t.Skip("run without -race (make test's pdf target); TestOneReadMatchesStageByStage covers it")
+	if testing.Short() {
+		t.Skip("-short: TestHardTree covers it")
 	}
 	src := hardTree(t)
 	// A streamed text with no cut for over a MiB: its count depends on
@@ -269,12 +248,22 @@ func TestCountsLeftForLater(t *testing.T) {
 	}
 	fixed := func(o *Options) { o.FingerprintKey = []byte("a fixed key for both runs") }
 	ref := filepath.Join(t.TempDir(), "ref")
-	runFixture(t, src, ref, func(o *Options) { fixed(o); o.stageByStage = true })
+	countsAtOnce(t)
+	runFixture(t, src, ref, fixed)
 	check := putCountsOff(t, math.MaxInt64)
 	got := filepath.Join(t.TempDir(), "got")
 	runFixture(t, src, got, fixed)
 	check()
 	compareSnapshots(t, ref, got)
+}
+
+// countsAtOnce makes the loop's tokensReady say yes, so every count is
+// taken in normalize (waiting for the tables if need be), until the test
+// ends or putCountsOff.
+func countsAtOnce(t *testing.T) {
+	prev := tokensReady
+	t.Cleanup(func() { tokensReady = prev })
+	tokensReady = func() bool { return true }
 }
 
 // putCountsOff makes the loop's tokensReady say no to its first n calls,

@@ -1,0 +1,302 @@
+// Package refresh is one room: a run whose OUT holds a snapshot made by the same
+// build under the same rules and options takes, for each file whose
+// identity (device, inode, size, mtime, ctime from the scan's lstat) has
+// not changed, the previous entry and a copy of its staged text instead of
+// reading, decoding, counting and scanning it again; everything that
+// depends on other files (dedup, the cross-file secret pass, REPO_MAP,
+// the audit, the indexes) is recomputed from all the entries. What a
+// refresh publishes is byte for byte what a full run publishes
+// (the pipeline's refresh tests): anything in doubt is read again.
+//
+// The identities live in a state file inside OUT (snapshot.StateFile), beside
+// the snapshot it describes: files.json must stay the same on every
+// machine, so it cannot hold them. Inside OUT, the state is published and
+// removed with its snapshot by the same rename, so it can never describe
+// another one; it is not part of the contract (readers ignore it). It
+// holds no path a snapshot does not already show and no secret value: the
+// values the cross-file pass looked for are kept as keyed digests, and the
+// whole file is authenticated with a key derived from the fingerprint
+// key, which never lands in OUT, so a state written by anyone else (or
+// edited) is not used. See docs/refresh.md.
+package refresh
+
+import (
+	"bufio"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/repoprep/repoprep/internal/dedup"
+	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/report"
+	"github.com/repoprep/repoprep/snapshot"
+	"github.com/repoprep/repoprep/stages"
+)
+
+// RacyWindow: a file whose mtime or ctime lies this close before the
+// previous run began (or after) is read again. That run may have read it
+// and then seen it rewritten within the same timestamp tick, leaving an
+// identical identity over other bytes (git's "racily clean" entries).
+// Two seconds covers the coarsest timestamps of common filesystems (FAT's
+// two seconds, ext3's and HFS+'s one) on the same clock; a variable so
+// tests of reuse need not wait.
+var RacyWindow = 2 * time.Second
+
+// Keys are the secrets a refresh derives from the fingerprint key, which
+// never lands in OUT.
+type Keys struct {
+	mac    []byte // authenticates the state file
+	values []byte // keys the value digests
+	id     []byte // names the fingerprint key in the refresh key without revealing it
+	text   []byte // keys the digests of texts read again (stateEntry.Text)
+}
+
+// NewKeys derives a refresh's keys from the run's fingerprint key.
+func NewKeys(fingerprintKey []byte) Keys {
+	k := Keys{mac: make([]byte, 32), values: make([]byte, 32), id: make([]byte, 16), text: make([]byte, 32)}
+	blake3.DeriveKey("repoprep refresh state mac v1", fingerprintKey, k.mac)
+	blake3.DeriveKey("repoprep refresh value digests v1", fingerprintKey, k.values)
+	blake3.DeriveKey("repoprep refresh key identity v1", fingerprintKey, k.id)
+	blake3.DeriveKey("repoprep refresh text digests v1", fingerprintKey, k.text)
+	return k
+}
+
+// buildDigest names the running program by its bytes: a source build's
+// version ("(devel)", or a tag with -dirty) does not tell two builds
+// apart, and a snapshot made by other code must not be reused.
+var buildDigest = sync.OnceValues(func() (string, error) {
+	f, err := os.Open("/proc/self/exe") // the running image, even if the file was replaced since
+	if err != nil {
+		exe, xerr := os.Executable()
+		if xerr != nil {
+			return "", fmt.Errorf("cannot read the running program: %w", errors.Join(err, xerr))
+		}
+		if f, err = os.Open(exe); err != nil {
+			return "", fmt.Errorf("cannot read the running program: %w", err)
+		}
+	}
+	defer f.Close()
+	h := blake3.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("cannot read the running program: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+})
+
+// Inputs is what decides a snapshot besides the files: the build's
+// version, a digest of the rules merged over the defaults, every option
+// that changes the output, and the source root.
+type Inputs struct {
+	Version      string
+	Rules        string // digest of the rule files merged over the embedded defaults
+	Secrets, PII string // the secret modes
+	MaxTextBytes int64
+	PreviewLines int
+	NoIgnore     bool
+	Root         string
+	Baseline     map[string]bool // the baseline's fingerprints
+}
+
+// Key digests in, the build itself and which fingerprint key: a snapshot
+// made under another key is never reused. It errs when the running
+// program cannot be read (then no snapshot can be trusted to be this
+// build's).
+func (keys Keys) Key(in Inputs) (string, error) {
+	build, err := buildDigest()
+	if err != nil {
+		return "", err
+	}
+	h := blake3.New()
+	fmt.Fprintf(h, "repoprep refresh v1\nversion %q\nbuild %s\nrules %s\n", in.Version, build, in.Rules)
+	fmt.Fprintf(h, "secrets %q\npii %q\nmax-text-bytes %d\npreview-lines %d\nno-ignore %t\n", in.Secrets, in.PII, in.MaxTextBytes, in.PreviewLines, in.NoIgnore)
+	fmt.Fprintf(h, "root %q\nfingerprint key %x\n", snapshot.RealPath(in.Root), keys.id)
+	baseline := make([]string, 0, len(in.Baseline))
+	for fp := range in.Baseline {
+		baseline = append(baseline, fp)
+	}
+	slices.Sort(baseline)
+	fmt.Fprintf(h, "baseline %d\n%s\n", len(baseline), strings.Join(baseline, "\n"))
+	return "blake3:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Prior is the previous snapshot a refresh reads from: opened with the
+// lock held, so no run replaces it meanwhile.
+type Prior struct {
+	snap    *snapshot.Snapshot
+	copies  *snapshot.Copies // its staged copies
+	made    sync.Map         // directories of the new tree already made, by OS path
+	noClone atomic.Bool      // a reflink failed as unsupported: the filesystem has none
+	// noCopyRange: copy_file_range failed as unsupported (place_linux.go).
+	noCopyRange atomic.Bool
+	started     int64
+	values      map[string]bool
+	textKey     []byte // stateEntry.Text's key
+	valuesKey   []byte // keys the value digests
+	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
+	// and REPO_MAP.md, as the state recorded them.
+	filesJSON, repoMap string
+	manifest           *snapshot.Manifest    // what files.json holds
+	valueList          []string              // the state's Values, in its order
+	findings           []secrets.PathFinding // what secrets.json lists
+	// replayed: nothing changed, the files with findings included, and
+	// their previous entries, copies and findings were taken (Split).
+	replayed bool
+	files    map[string]*stateEntry
+	entries  map[string]*snapshot.Entry
+}
+
+// Close releases the previous snapshot.
+func (p *Prior) Close() {
+	if p == nil {
+		return
+	}
+	p.copies.Close()
+	p.snap.Close()
+}
+
+// Load opens the previous snapshot at out for a refresh under key, or
+// says why it cannot be used (nil, a report.Previous* code and a detail).
+// Call it with the lock held: no run can replace out meanwhile.
+func Load(out, key string, keys Keys) (*Prior, string, string) {
+	if !snapshot.Exists(out) {
+		return nil, report.PreviousNone, ""
+	}
+	snap, err := snapshot.Open(out)
+	if err != nil {
+		return nil, report.PreviousNoState, err.Error()
+	}
+	p, why, detail := load(snap, key, keys)
+	if p == nil {
+		snap.Close()
+	}
+	return p, why, detail
+}
+
+func load(snap *snapshot.Snapshot, key string, keys Keys) (*Prior, string, string) {
+	// files.json is read and hashed beside the state, which must name it.
+	filesSum := make(chan string, 1)
+	go func() {
+		data, err := snap.ReadFile(snapshot.FilesJSON)
+		if err != nil {
+			filesSum <- ""
+			return
+		}
+		sum := blake3.Sum256(data)
+		filesSum <- hex.EncodeToString(sum[:])
+	}()
+	st, err := readState(snap, keys.mac)
+	sum := <-filesSum
+	if err != nil {
+		return nil, report.PreviousNoState, err.Error()
+	}
+	if st.Key != key {
+		return nil, report.PreviousOther, ""
+	}
+	if sum != st.FilesJSON || st.Manifest == nil {
+		return nil, report.PreviousNoState, snapshot.FilesJSON + " is not the one the state describes"
+	}
+	m := st.Manifest
+	copies, err := snap.Copies()
+	if err != nil {
+		return nil, report.PreviousNoState, err.Error()
+	}
+	p := &Prior{
+		snap: snap, copies: copies, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text, valuesKey: keys.values,
+		filesJSON: st.FilesJSON, repoMap: st.RepoMap, manifest: m, valueList: st.Values, findings: st.Findings,
+		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*snapshot.Entry, len(m.Files)),
+	}
+	for _, v := range st.Values {
+		p.values[v] = true
+	}
+	for i := range st.Files {
+		p.files[st.Files[i].Path] = &st.Files[i]
+	}
+	for i := range m.Files {
+		p.entries[m.Files[i].Path] = &m.Files[i]
+	}
+	return p, report.PreviousUsed, ""
+}
+
+// copyOwn copies the previous snapshot's file name into to, if it hashes
+// to sum (hex BLAKE3); ok is false, and nothing is left at to, when it
+// does not or cannot be read. err is for the new file's failures.
+func (p *Prior) copyOwn(name, to, sum string) (ok bool, err error) {
+	f, err := p.snap.OpenFile(name)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	h := blake3.New()
+	var read error
+	err = snapshot.WriteFile(to, func(w *bufio.Writer) error {
+		_, read = io.Copy(io.MultiWriter(w, h), struct{ io.Reader }{f})
+		return nil
+	})
+	if err == nil && read == nil && hex.EncodeToString(h.Sum(nil)) == sum {
+		return true, nil
+	}
+	os.Remove(to)
+	return false, err
+}
+
+// check says why rec cannot be taken from the previous snapshot, or ""
+// with what to take (the entry, the state).
+func (p *Prior) check(env *stages.Env, rec *stages.Record) (string, *snapshot.Entry, *stateEntry) {
+	if rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != "" {
+		return report.NotReusedScan, nil, nil
+	}
+	se, en := p.files[rec.Path], p.entries[rec.Path]
+	switch {
+	case se == nil || en == nil:
+		return report.NotReusedNew, nil, nil
+	case rec.Identity() != se.identity():
+		return report.NotReusedChanged, nil, nil
+	case max(se.Mtime, se.Ctime) >= p.started-int64(RacyWindow):
+		return report.NotReusedRacy, nil, nil
+	case env.DirContext(rec) != se.Dir:
+		return report.NotReusedContext, nil, nil
+	case se.Redo != "":
+		return se.Redo, en, se // read again; se and en say what its text was
+	}
+	return "", en, se
+}
+
+// SameRepoMap returns the previous REPO_MAP.md when this run's files.json
+// (BLAKE3 filesSum) is the previous one byte for byte: the map is a
+// function of files.json and the staged texts it lists by hash, under the
+// same build and source name (both in the refresh key), so it is the same,
+// and rendering it again would cost the tokenizer's tables to measure it.
+// The previous file must hash as the state recorded; else nil.
+func (p *Prior) SameRepoMap(filesSum string) []byte {
+	if p == nil || p.repoMap == "" || filesSum != p.filesJSON {
+		return nil
+	}
+	data, err := p.snap.ReadFile(snapshot.RepoMapMD)
+	if err != nil {
+		return nil
+	}
+	if sum := blake3.Sum256(data); hex.EncodeToString(sum[:]) != p.repoMap {
+		return nil
+	}
+	return data
+}
+
+// hexSum decodes files.json's "blake3:<hex>" hash.
+func hexSum(h string) ([32]byte, error) {
+	var sum [32]byte
+	rest, ok := strings.CutPrefix(h, dedup.HashPrefix)
+	if !ok || len(rest) != 64 {
+		return sum, fmt.Errorf("not a BLAKE3 hash: %q", h)
+	}
+	_, err := hex.Decode(sum[:], []byte(rest))
+	return sum, err
+}

@@ -1,0 +1,427 @@
+package refresh
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/zeebo/blake3"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/internal/dedup"
+	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/report"
+	"github.com/repoprep/repoprep/snapshot"
+	"github.com/repoprep/repoprep/stages"
+)
+
+// Split is the seam between the scan and the per-file stages. It returns
+// the records those stages must read now (todo) and a function, wait,
+// that the caller must call once those stages are done (or failed:
+// abandon). Meanwhile every other record's staged text (its own, or its
+// canonical copy's for a duplicate) is copied from the previous tree into
+// the new one, in the background so the copies overlap the per-file work,
+// and checked against the hash files.json recorded. wait returns when the
+// copies are done, having filled each record placed from its previous
+// entry (stages.Env.Reuse), and returns the records whose copy was not
+// what files.json said: the per-file stages must read those too. Records
+// without staged text (refused, binary, data...) are filled at once. why
+// counts, by reason, the records not taken. It only decides which records
+// enter the per-file loop.
+//
+// When nothing changed (every file the state lists is there with its
+// identity, no file is new, and no path or link target holds a secret:
+// namesClean), the files with findings are not read either. Their values
+// are the ones the previous run caught, so every copy it redacted and
+// every finding it reported stand: their previous copies are placed like
+// any other, and p.replayed tells the caller to take the previous findings
+// instead of running the secret stage. If one of those copies is not what
+// files.json says, they are all read after all.
+func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int, namesClean func() bool) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
+	reasons := make([]string, len(recs))
+	var jobs []job
+	priors := make([]taken, len(recs))
+	type finding struct {
+		i  int
+		en *snapshot.Entry
+	}
+	var findings []finding // read again for their findings, unless replayed
+	seen := 0
+	for i, rec := range recs {
+		if p.files[rec.Path] != nil {
+			rec.Memo.NameClean = true // recorded, so its path held no finding under these rules
+		}
+		r, en, se := p.check(env, rec)
+		if r == "" || r == report.NotReusedFindings {
+			seen++
+		}
+		if r == report.NotReusedFindings && en != nil {
+			findings = append(findings, finding{i, en})
+		}
+		if r == report.NotReusedFindings && se.Text != "" {
+			// Read again for its values; if its text is what it was, its
+			// token count is last time's (exact, and not counted again).
+			if d, err := hex.DecodeString(se.Text); err == nil && len(d) == 32 {
+				rec.Memo.Expect = &stages.Expectation{Key: p.textKey, Digest: [32]byte(d), Tokens: se.Tokens, Final: en.Hash, FinalTokens: en.Tokens}
+			}
+		}
+		if r != "" {
+			reasons[i] = r
+			continue
+		}
+		priors[i] = taken{entry: *en, rulesClean: se.Rules, valuesClean: true, clean: true}
+		switch j, ok := p.placeJob(i, en); {
+		case !ok:
+			reasons[i] = report.NotReusedCopy
+		case j.from == "":
+			reuse(rec, priors[i]) // nothing to place
+		default:
+			jobs = append(jobs, j)
+		}
+	}
+	// The replay: every other file as it was, and every finding from text.
+	replay := len(findings) > 0 && seen == len(p.files) &&
+		!slices.ContainsFunc(p.findings, func(f secrets.PathFinding) bool { return f.Line == 0 }) &&
+		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != report.NotReusedFindings && r != report.NotReusedScan }) &&
+		namesClean()
+	var replayed []job // placed like the others, filled only if all of them are
+	if replay {
+		for _, f := range findings {
+			prior := taken{entry: *f.en}
+			if hasText(f.en) {
+				// Grouped by its text before redaction, as when read.
+				d, err := hex.DecodeString(p.files[recs[f.i].Path].Text)
+				if err != nil || len(d) != 32 {
+					replay = false
+					break
+				}
+				prior.replayed = (*[32]byte)(d)
+			}
+			j, ok := p.placeJob(f.i, f.en)
+			if !ok {
+				replay = false
+				break
+			}
+			priors[f.i] = prior
+			replayed = append(replayed, j)
+		}
+	}
+	if replay {
+		for _, j := range replayed {
+			reasons[j.i] = ""
+			if j.from != "" {
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	for i, r := range reasons {
+		if r != "" {
+			why[r]++
+			todo = append(todo, recs[i])
+		}
+	}
+
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		// A few long-lived workers, not a goroutine per file: each would
+		// grow its stack again for the copy.
+		g, gctx := errgroup.WithContext(pctx)
+		var next atomic.Int64
+		for range max(workers, 1) {
+			g.Go(func() error {
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= len(jobs) || gctx.Err() != nil {
+						return nil
+					}
+					j := jobs[k]
+					rec := recs[j.i]
+					n, r, err := p.place(gctx, j.from, filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path)), j.want, j.trust)
+					if err != nil {
+						return fmt.Errorf("refresh %s: %w", rec.Path, err)
+					}
+					reasons[j.i] = r
+					priors[j.i].sum, priors[j.i].bytes = j.want, n
+				}
+			})
+		}
+		done <- g.Wait()
+	}()
+	wait = func(abandon bool) ([]*stages.Record, error) {
+		if abandon {
+			cancel()
+		}
+		err := <-done
+		cancel()
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+		isReplayed := make(map[int]bool, len(replayed))
+		for _, j := range replayed {
+			isReplayed[j.i] = true
+		}
+		p.replayed = replay && !slices.ContainsFunc(jobs, func(j job) bool { return isReplayed[j.i] && reasons[j.i] != "" })
+		var late []*stages.Record
+		for _, j := range jobs {
+			rec := recs[j.i]
+			if r := reasons[j.i]; r != "" {
+				why[r]++
+				late = append(late, rec)
+				continue
+			}
+			if isReplayed[j.i] && !p.replayed {
+				continue // read below, its copy removed
+			}
+			reuse(rec, priors[j.i])
+		}
+		for _, j := range replayed {
+			rec := recs[j.i]
+			switch {
+			case p.replayed:
+				if j.from == "" {
+					reuse(rec, priors[j.i]) // nothing was placed
+				}
+			case reasons[j.i] == "":
+				// A replay given up: read for its findings after all.
+				if j.from != "" {
+					if err := os.Remove(filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path))); err != nil {
+						return nil, fmt.Errorf("refresh %s: %w", rec.Path, err)
+					}
+				}
+				why[report.NotReusedFindings]++
+				late = append(late, rec)
+			}
+		}
+		return late, nil
+	}
+	return todo, wait
+}
+
+// job is one staged text to place: recs[i]'s, from the previous tree.
+type job struct {
+	i     int
+	from  string // the previous tree's copy to place; "": nothing to place
+	want  [32]byte
+	trust *copyID // its identity when the state was made
+}
+
+// placeJob is the copy that gives recs[i] its previous staged text, from
+// its previous entry en: from is "" when the entry has no staged text
+// (refused, binary, excluded...), ok false when files.json's hash for it
+// is malformed.
+func (p *Prior) placeJob(i int, en *snapshot.Entry) (j job, ok bool) {
+	if !hasText(en) {
+		return job{i: i}, true
+	}
+	from := snapshot.ServedBy(en, p.entries)
+	if from == "" {
+		return job{}, false // a duplicate of nothing staged: not what a run writes
+	}
+	want, err := hex.DecodeString(strings.TrimPrefix(en.Hash, dedup.HashPrefix))
+	if err != nil || len(want) != 32 || !strings.HasPrefix(en.Hash, dedup.HashPrefix) {
+		return job{}, false
+	}
+	j = job{i: i, from: from, want: [32]byte(want)}
+	if se := p.files[from]; se != nil {
+		j.trust = se.Copy
+	}
+	return j, true
+}
+
+// cloneFiles lets a benchmark measure the copy where reflinks work.
+var cloneFiles = true
+
+// copyBufs holds place's buffers; it runs on many goroutines at once.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// place puts a copy of the previous tree's from at to (a path in the new
+// tree), a reflink where the filesystem has them (FICLONE: no bytes
+// copied, and later writes to either never show in the other), else a
+// copy; either way the bytes are hashed and must hash to want. A hard
+// link is never used: it would share one inode between two snapshots, so
+// a change to one would change a published snapshot, and verify and serve
+// refuse hard-linked files. why is "" when placed, else why the record
+// must be read from its source instead (nothing is left at to). err is
+// for failures of the machine: a full disk must stop the run.
+func (p *Prior) place(ctx context.Context, from, to string, want [32]byte, trust *copyID) (n int64, why string, err error) {
+	if n, why, err, ok := p.placeFast(ctx, from, to, want, trust); ok {
+		return n, why, err
+	}
+	src, err := p.copies.Open(from)
+	if err != nil {
+		if dirfd.IsResource(err) {
+			return 0, "", err
+		}
+		return 0, report.NotReusedCopy, nil // gone, replaced by a symlink or a FIFO: not what files.json says
+	}
+	defer src.Close()
+	if dir := filepath.Dir(to); !p.madeDir(dir) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return placeFailed(err)
+		}
+		p.made.Store(dir, true)
+	}
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return placeFailed(err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			dst.Close()
+			os.Remove(to)
+		}
+	}()
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	h := blake3.New()
+	cloned := false
+	if cloneFiles && !p.noClone.Load() {
+		err := cloneFile(dst, src)
+		cloned = err == nil
+		if cloneUnsupported(err) {
+			p.noClone.Store(true) // the filesystem has none: copy the rest without asking
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, "", err
+		}
+		m, rerr := src.Read(buf)
+		h.Write(buf[:m])
+		if !cloned && m > 0 {
+			if _, err := dst.Write(buf[:m]); err != nil {
+				return placeFailed(err)
+			}
+		}
+		n += int64(m)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if dirfd.IsResource(rerr) {
+				return 0, "", rerr
+			}
+			return 0, report.NotReusedCopy, nil
+		}
+	}
+	if [32]byte(h.Sum(nil)) != want {
+		return 0, report.NotReusedCopy, nil // edited in OUT since it was published
+	}
+	if err := dst.Close(); err != nil {
+		return placeFailed(err)
+	}
+	ok = true
+	return n, "", nil
+}
+
+func (p *Prior) madeDir(dir string) bool {
+	_, ok := p.made.Load(dir)
+	return ok
+}
+
+// placeFailed sorts a failed write to the new tree: a path that no longer
+// fits (this run's temporary name is longer) is the file's business, and
+// normalize will record it; anything else stops the run.
+func placeFailed(err error) (int64, string, error) {
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return 0, report.NotReusedPathLength, nil
+	}
+	return 0, "", err
+}
+
+// taken is what a previous run established about a file whose identity
+// has not changed since, under the same build, rules and options.
+type taken struct {
+	entry snapshot.Entry // its files.json entry
+	// sum and bytes are the BLAKE3-256 and the size of the staged text
+	// placed at the record's tree path (entries with text only).
+	sum   [32]byte
+	bytes int64
+	// rulesClean: the secret rules ran on that text at this very path and
+	// found nothing. valuesClean: none of the values the previous run's
+	// cross-file pass looked for occurs in it.
+	rulesClean, valuesClean bool
+	// replayed, for a text with findings taken as it was instead of read
+	// (the previous redacted copy): the keyed digest of its text before
+	// redaction (the Expectation's), which dedup groups it by, as a run
+	// that reads it groups it by its hash before redaction.
+	replayed *[32]byte
+	// clean: neither pass found anything in it. With the entry's secrets
+	// count it stands for the secret stage's verdict when a refresh reads
+	// no file at all and takes the previous findings (the stage then does
+	// not run; when it runs, it decides both afresh).
+	clean bool
+}
+
+// hasText reports whether an entry has staged text: its own, or its
+// canonical copy's for a duplicate.
+func hasText(en *snapshot.Entry) bool { return en.Staged || en.DuplicateOf != "" }
+
+// reuse fills rec from a previous run instead of running classify, triage
+// and normalize on it: the fields those stages set come from the entry,
+// and an entry with text counts as staged (dedup decides afresh which copy
+// is canonical) with the hash verified while placing it. What the
+// cross-file stages decide (duplicate_of, secrets, redaction) is left for
+// them. The staged text is already at rec's tree path.
+func reuse(rec *stages.Record, t taken) {
+	en := &t.entry
+	rec.Size = en.Size
+	rec.Category, rec.Reason, rec.Mime, rec.Language = en.Category, en.Reason, en.Mime, en.Language
+	rec.Test, rec.ExtMismatch = en.Test, en.ExtMismatch
+	rec.Encoding, rec.BOM, rec.CRLF = en.Encoding, en.BOM, en.CRLF
+	rec.Lines, rec.Tokens, rec.Oversize = en.Lines, en.Tokens, en.Oversize
+	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = en.ExtractedFrom, en.Extractor, en.ExtractorVersion
+	rec.Staged = hasText(en)
+	rec.Secrets, rec.Memo.Clean = en.Secrets, t.clean
+	if rec.Staged {
+		rec.Placed(t.sum, t.bytes)
+		rec.Hash = fmt.Sprintf("%s%x", dedup.HashPrefix, t.sum)
+		rec.Memo.RulesClean = t.rulesClean
+		rec.Memo.ValuesClean = t.valuesClean
+		if t.replayed != nil {
+			rec.Placed(*t.replayed, t.bytes)
+			rec.Memo.Final = rec.Hash
+		}
+	}
+}
+
+// Replayed reports whether this refresh read no file and takes the
+// previous findings (Split's replay): the secret stage does not run.
+func (p *Prior) Replayed() bool { return p != nil && p.replayed }
+
+// Findings are the previous snapshot's findings, for a replay.
+func (p *Prior) Findings() []secrets.PathFinding {
+	return append([]secrets.PathFinding{}, p.findings...)
+}
+
+// ValuesKnown reports whether the cross-file secret pass looks for no
+// value the previous run did not (stages.SecretOptions.ValuesKnown): then
+// a reused text none of those values occurred in can be skipped.
+func (p *Prior) ValuesKnown(v *secrets.Values) bool {
+	ds, err := v.Digests(p.valuesKey)
+	if err != nil {
+		return false
+	}
+	for _, d := range ds {
+		if !p.values[d] {
+			return false
+		}
+	}
+	return true
+}
