@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync/atomic"
@@ -118,7 +117,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	defer out.Discard()
 	// What the scan passes over, by identity, when OUT lies inside SRC.
 	skip := lock.Skip()
-	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, out: out, tmp: out.Dir(), start: start, skip: skip, load: load, reuse: reuse, keys: keys, warmed: warmed}
+	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, out: out, start: start, skip: skip, load: load, reuse: reuse, keys: keys, warmed: warmed}
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
@@ -137,7 +136,6 @@ type run struct {
 	scanner      func() (*secrets.Scanner, error) // secrets.Scanner, compiled while the scan runs
 	nameFindings []secrets.PathFinding            // credentials in paths and link targets, found before dedup
 	out          *snapshot.Pending                // the snapshot being built
-	tmp          string                           // out.Dir()
 	start        time.Time
 	skip         map[dirfd.ID]bool // OUT, the lock, temporary snapshots: never scanned
 	stages       []stageTime
@@ -172,7 +170,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer src.Close()
 	r.src = src
-	treeDir := filepath.Join(r.tmp, "tree")
+	treeDir := r.out.Path(snapshot.TreeDir)
 	if err := os.Mkdir(treeDir, 0o755); err != nil {
 		return nil, err
 	}

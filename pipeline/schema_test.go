@@ -49,7 +49,7 @@ var outputFiles = map[string]string{
 	"oversize.json":     snapshot.OversizeSchema,
 	"report.json":       snapshot.ReportSchema,
 	"instructions.json": instructions.Schema,
-	lineindex.FileName:  lineindex.Schema,
+	snapshot.LinesJSON:  lineindex.Schema,
 }
 
 // schemaDoc reads one schema file as generic JSON.
@@ -491,7 +491,7 @@ func TestSchemasValidateFixtureRun(t *testing.T) {
 			if len(instr) < 3 {
 				t.Errorf("instructions.json lists %d files, want CLAUDE.md, AGENTS.md and a Cursor rule", len(instr))
 			}
-			if lines := docs[lineindex.FileName].(map[string]any)["files"].([]any); len(lines) == 0 {
+			if lines := docs[snapshot.LinesJSON].(map[string]any)["files"].([]any); len(lines) == 0 {
 				t.Error("lines.json lists no oversize file")
 			}
 			if a := docs["report.json"].(map[string]any)["audit"].(map[string]any); len(a["large_files"].([]any)) != 0 {

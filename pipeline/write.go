@@ -15,6 +15,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/repoprep/repoprep/instructions"
 	"github.com/repoprep/repoprep/repomap"
 	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
@@ -57,7 +58,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	if err := writeSecrets(r.out, res.Findings, r.opts.Version); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(r.tmp, "oversize.json"), func(w *bufio.Writer) error {
+	if err := r.out.WriteFile(snapshot.OversizeJSON, func(w *bufio.Writer) error {
 		// A preview reads to the end of a file's first line, however long:
 		// reads stop once the run is cancelled.
 		return snapshot.WriteOversize(w, m, ctxFS{ctx, tree.FS()}, r.opts.PreviewLines)
@@ -68,7 +69,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	if repoMap == nil {
 		repoMap = repomap.Render(m, repomap.Options{Name: filepath.Base(r.opts.Root), Tree: tree.FS()})
 	}
-	if err := os.WriteFile(filepath.Join(r.tmp, "REPO_MAP.md"), repoMap, 0o644); err != nil {
+	if err := r.out.WriteFile(snapshot.RepoMapMD, func(w *bufio.Writer) error { _, err := w.Write(repoMap); return err }); err != nil {
 		return err
 	}
 	if r.state != nil {
@@ -77,7 +78,14 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 			return err
 		}
 	}
-	if err := writeInstructions(r.tmp, m, tree.FS()); err != nil {
+	// instructions.json: the index of agent instruction files the server
+	// answers `instructions` from, built from the finished manifest and
+	// the staged (normalized, redacted) tree.
+	idx, err := instructions.Build(m, tree.FS())
+	if err != nil {
+		return err
+	}
+	if err := r.out.WriteJSON(snapshot.InstructionsJSON, idx); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -85,7 +93,7 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	}
 	r.recordWrite(time.Since(begin), m)
 	res.Report = r.buildReport(res)
-	return writeJSONFile(filepath.Join(r.tmp, "report.json"), res.Report)
+	return r.out.WriteJSON(snapshot.ReportJSON, res.Report)
 }
 
 // writeFilesJSON writes files.json and returns its BLAKE3 (hex), which the
@@ -165,15 +173,6 @@ func toolVersions() map[string]string {
 		}
 	}
 	return out
-}
-
-func writeJSONFile(name string, v any) error {
-	return writeFile(name, func(w *bufio.Writer) error { return snapshot.EncodeJSON(w, v) })
-}
-
-// writeFile is snapshot.WriteFile.
-func writeFile(name string, fill func(*bufio.Writer) error) error {
-	return snapshot.WriteFile(name, fill)
 }
 
 // recordWrite adds the time spent writing the snapshot's files (report.json

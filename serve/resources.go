@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // MCP resources: REPO_MAP.md, and each instruction file of the snapshot
@@ -19,7 +21,7 @@ import (
 // and a template answers reads of any instruction file whatever the list
 // says, so a client holding an old list still reads the current snapshot.
 const (
-	repoMapURI             = "repoprep://repo/REPO_MAP.md"
+	repoMapURI             = "repoprep://repo/" + snapshot.RepoMapMD
 	instructionURIPrefix   = "repoprep://repo/instructions/"
 	instructionURITemplate = "repoprep://repo/instructions/{+path}"
 	maxResourceBytes       = 1 << 20 // instruction files are KBs; larger ones go through read_file
@@ -36,7 +38,7 @@ type resourceList struct {
 
 func (s *Server) addResources(srv *mcp.Server) error {
 	srv.AddResource(&mcp.Resource{
-		URI: repoMapURI, Name: "REPO_MAP.md", MIMEType: "text/markdown",
+		URI: repoMapURI, Name: snapshot.RepoMapMD, MIMEType: "text/markdown",
 		Description: "The repository map: what the repository is, its top-level directories, tests, entry points and agent instruction files.",
 	}, s.readRepoMapResource)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{

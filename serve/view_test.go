@@ -86,7 +86,7 @@ func writeTestIndexes(t testing.TB, out string, s snap) {
 	for i, p := range staged {
 		files[i] = trigram.File{Path: p, Open: func() (io.ReadCloser, error) { return os.Open(filepath.Join(out, "tree", filepath.FromSlash(p))) }}
 	}
-	if err := trigram.Build(context.Background(), files, filepath.Join(out, trigram.FileName), out); err != nil {
+	if err := trigram.Build(context.Background(), files, filepath.Join(out, snapshot.SearchIndex), out); err != nil {
 		t.Fatal(err)
 	}
 	var ix lineindex.Index
@@ -105,7 +105,7 @@ func writeTestIndexes(t testing.TB, out string, s snap) {
 	if err := ix.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(out, lineindex.FileName), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, snapshot.LinesJSON), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

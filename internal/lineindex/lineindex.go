@@ -14,9 +14,6 @@ import (
 	"slices"
 )
 
-// FileName is the index's name in OUT.
-const FileName = "lines.json"
-
 // Schema names the format of lines.json.
 const Schema = "repoprep.lines/v1"
 

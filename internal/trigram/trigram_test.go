@@ -33,7 +33,7 @@ func memFiles(contents map[string]string) []File {
 func build(t testing.TB, files []File) *Index {
 	t.Helper()
 	dir := t.TempDir()
-	dst := filepath.Join(dir, FileName)
+	dst := filepath.Join(dir, "index")
 	if err := Build(context.Background(), files, dst, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func indexPairs(ix *Index) int {
 func TestParseRefusesDamage(t *testing.T) {
 	files := memFiles(map[string]string{"a.go": "package a\nfunc A() {}\n", "b.go": "package b\n"})
 	dir := t.TempDir()
-	dst := filepath.Join(dir, FileName)
+	dst := filepath.Join(dir, "index")
 	if err := Build(context.Background(), files, dst, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func flip(b []byte, i int) []byte {
 func TestBuildFailsOnUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
 	files := []File{{Path: "gone.txt", Open: func() (io.ReadCloser, error) { return nil, os.ErrNotExist }}}
-	err := Build(context.Background(), files, filepath.Join(dir, FileName), dir)
+	err := Build(context.Background(), files, filepath.Join(dir, "index"), dir)
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "gone.txt") {
 		t.Errorf("Build = %v, want a not-exist error naming gone.txt", err)
 	}
@@ -218,7 +218,7 @@ func TestBuildFailsOnUnreadableFile(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	files := memFiles(map[string]string{"a.go": "package a\nfunc A() {}\n", "b.go": "package b\nvar x = 1\n"})
 	dir := f.TempDir()
-	dst := filepath.Join(dir, FileName)
+	dst := filepath.Join(dir, "index")
 	if err := Build(context.Background(), files, dst, dir); err != nil {
 		f.Fatal(err)
 	}
@@ -257,8 +257,8 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "trigram")
 	defer os.RemoveAll(dir)
 	files := memFiles(map[string]string{"a.go": "func ServeHTTP()\n", "b.go": "func main()\n"})
-	Build(context.Background(), files, filepath.Join(dir, FileName), dir)
-	data, _ := os.ReadFile(filepath.Join(dir, FileName))
+	Build(context.Background(), files, filepath.Join(dir, "index"), dir)
+	data, _ := os.ReadFile(filepath.Join(dir, "index"))
 	ix, _ := Parse(data)
 	re, _ := syntax.Parse(`Serve\w+`, syntax.Perl)
 	ids, all := ix.Candidates(re)

@@ -64,7 +64,7 @@ func TestBuildWorkersSameBytes(t *testing.T) {
 				files = huge
 			}
 			dir := t.TempDir()
-			dst := filepath.Join(dir, FileName)
+			dst := filepath.Join(dir, "index")
 			if err := BuildWorkers(context.Background(), files, dst, dir, workers); err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestBuildWorkersError(t *testing.T) {
 	files[1].Open = func() (io.ReadCloser, error) { return nil, bad }
 	for _, workers := range []int{1, 3} {
 		dir := t.TempDir()
-		if err := BuildWorkers(context.Background(), files, filepath.Join(dir, FileName), dir, workers); !errors.Is(err, bad) {
+		if err := BuildWorkers(context.Background(), files, filepath.Join(dir, "index"), dir, workers); !errors.Is(err, bad) {
 			t.Errorf("%d workers: err = %v, want %v", workers, err, bad)
 		}
 		if left, _ := filepath.Glob(filepath.Join(dir, "trigram-*")); len(left) > 0 {
@@ -168,7 +168,7 @@ func TestBuildWorkersCancelled(t *testing.T) {
 		old := maxPairs
 		maxPairs = 5000 // runs on disk when it stops
 		dir := t.TempDir()
-		err := BuildWorkers(ctx, files, filepath.Join(dir, FileName), dir, 3)
+		err := BuildWorkers(ctx, files, filepath.Join(dir, "index"), dir, 3)
 		maxPairs = old
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("cancelled at file %d: err = %v", at, err)

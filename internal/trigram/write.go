@@ -37,9 +37,6 @@ import (
 	"sync/atomic"
 )
 
-// FileName is the index's name in OUT.
-const FileName = "search.index"
-
 const (
 	magic      = "repoprep trigram index v1\n"
 	endMagic   = "\nrepoprep trigram end\n"
