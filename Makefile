@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test vet cross cross-all staticcheck race portable bench-portable pdf fuzz bench bench-serve bench-shapes bench-run compare-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh bench-tokens-peers fmt clean release pgo
+.PHONY: build test check part lint vet cross cross-all staticcheck rsscap race whole short portable bench-portable fuzz bench bench-serve bench-shapes bench-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh bench-tokens-peers fmt clean release pgo
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -15,13 +15,39 @@ LDFLAGS := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/repoprep ./cmd/repoprep
 
-test: vet cross staticcheck race portable pdf
+# make test is five parts, each announced with its number and timed; a
+# test is chosen by package or build tag, never by name: the race pass
+# runs every package with -short (heavy inputs shrunk; PDFium, which the
+# race build tag skips, compiles for minutes under -race), and the whole
+# pass runs every test at full size without -race. Every test process
+# runs under rsscap, which fails one that passes 4 GB of resident memory
+# and logs each one's wall time and peak (the slowest are printed).
+# CONTRIBUTING.md has the figures.
+test:
+	@$(call part,1/5,gofmt; go vet; staticcheck,lint)
+	@$(call part,2/5,go vet for $(CROSS),cross)
+	@$(call part,3/5,go test -race -short ./... (each package; heavy inputs shrunk),race)
+	@$(call part,4/5,go test ./... (every test whole; without -race),whole)
+	@$(call part,5/5,go test -short -tags repoprep_portable (the other Unixes' code paths),portable)
+	@echo "== make test: passed"
+
+# make check is the quick one: gofmt, go vet and go test -short, about a
+# minute on a warm build cache.
+check:
+	@$(call part,1/2,gofmt; go vet,vet)
+	@$(call part,2/2,go test -short ./...,short)
+	@echo "== make check: passed"
+
+# part announces a part, runs a target, and says how long it took.
+part = echo "== make $(MAKECMDGOALS) $(1): $(2)"; t=$$(date +%s); $(MAKE) --no-print-directory $(3) || exit 1; echo "== $(1) done in $$(( $$(date +%s) - t )) s"
 
 # The checks and tests build without profile-guided optimization (see
 # pgo): it changes no behaviour, and go vet and go test would compile the
 # command's every dependency, the runtime included, a second time for it,
 # once per GOOS. make build, bench-run and the release keep it.
-vet cross cross-all staticcheck race portable pdf fuzz: export GOFLAGS := $(GOFLAGS) -pgo=off
+lint vet cross cross-all staticcheck race whole short portable fuzz rsscap: export GOFLAGS := $(GOFLAGS) -pgo=off
+
+lint: vet staticcheck
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -39,39 +65,40 @@ cross:
 cross-all:
 	$(MAKE) cross CROSS="darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"
 
+# staticcheck comes from go.mod's tool directive: no separate install.
+staticcheck:
+	$(GO) tool staticcheck $(PKGS)
+
+# The test runs' -exec wrapper (internal/testkit/rsscap), built once.
+RSSCAP := $(CURDIR)/.bin/rsscap
+RSSLOG := $(CURDIR)/.bin/rss.log
+TEST   := REPOPREP_TEST_RSS_LOG=$(RSSLOG) $(GO) test -count=1 -exec $(RSSCAP)
+rsscap:
+	@mkdir -p $(dir $(RSSCAP)) && $(GO) build -o $(RSSCAP) ./internal/testkit/rsscap && rm -f $(RSSLOG)
+slowest = sort -t'	' -k2 -g -r $(RSSLOG) | head -$(1) | sed 's/^/   /'
+
+race: rsscap
+	$(TEST) -race -short $(PKGS)
+	@echo "   slowest (wall, peak RSS):"; $(call slowest,4)
+whole: rsscap
+	$(TEST) $(PKGS)
+	@echo "   slowest (wall, peak RSS):"; $(call slowest,4)
+short: rsscap
+	$(TEST) -short $(PKGS)
+
 # Linux through the other Unixes' code paths (no openat2, O_NOATIME,
-# getdents or RENAME_EXCHANGE: internal/dirfd and pipeline built with
-# repoprep_portable), so the fallbacks macOS runs are tested where tests
-# run. Without -race: the race run above covers the same concurrency.
-PORTABLE_PKGS ?= ./internal/dirfd ./stages ./pipeline
-portable:
-	$(GO) test -count=1 -tags repoprep_portable $(PORTABLE_PKGS)
+# getdents or RENAME_EXCHANGE: internal/dirfd, the scan, the snapshot's
+# reads and publication, a refresh's copies, built with repoprep_portable),
+# so the fallbacks macOS runs are tested where tests run.
+PORTABLE_PKGS ?= ./internal/dirfd ./stages ./snapshot ./refresh ./pipeline
+portable: rsscap
+	$(TEST) -short -tags repoprep_portable $(PORTABLE_PKGS)
 
 # The scan through the other Unixes' code paths (repoprep_portable) beside
 # Linux's, each beside the plain walk of the same tree.
 bench-portable:
 	$(GO) test -run '^$$' -bench 'ScanIgnore/none|ScanDeep|PlainWalk$$' -benchtime 5x -count 3 ./stages/
 	$(GO) test -tags repoprep_portable -run '^$$' -bench 'ScanIgnore/none|ScanDeep|PlainWalk$$' -benchtime 5x -count 3 ./stages/
-
-# staticcheck comes from go.mod's tool directive: no separate install.
-staticcheck:
-	$(GO) tool staticcheck $(PKGS)
-
-race:
-	$(GO) test -race -count=1 $(PKGS)
-
-# PDFium (WebAssembly, run by wazero) takes minutes to compile under -race,
-# so the tests that run it skip there and run here, without -race; so do
-# the parts of the heaviest tests that -race leaves out (testkit.Race):
-# the schema test's run over part of GOROOT/src, the refresh cases and
-# secret modes of the one-read comparison (runs over a 1.2 MB file), the
-# secret gates over all of GOROOT/src, and decoding's ASCII runs against
-# the byte-by-byte path on all of it.
-pdf:
-	$(GO) test -count=1 ./internal/extract/
-	$(GO) test -count=1 -run 'PDF|SchemasValidateGoSource|RefreshEqualsFullRun|RefreshReplaysFindings|OneReadMatchesStageByStage|CountsLeftForLater' ./pipeline/ ./cmd/repoprep/
-	$(GO) test -count=1 -run 'GateKeepsEveryMatch' ./internal/secrets/
-	$(GO) test -count=1 -run 'ASCIIRunsMatchByteByByte' ./internal/textenc/
 
 # A short run of every fuzz target beyond its seed corpus.
 FUZZTIME ?= 10s
@@ -122,15 +149,12 @@ bench-refresh:
 	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'RefreshGoSrc' -benchtime $(or $(COUNT),3)x -count 3 -timeout 30m ./pipeline/
 # repoprep run on a real tree (GOROOT/src by default) copied to a tmpfs,
 # beside cp -a of the same tree: 5 paired runs, the median ratio, the peak
-# RSS and report.json's stages. BENCH_WORKERS="1 2 4" adds a workers series;
-# compare-run checks that the one-read loop publishes what the
-# stage-by-stage order publishes on the same tree.
+# RSS and report.json's stages. BENCH_WORKERS="1 2 4" adds a workers
+# series.
 BENCH_WORKERS ?=
 bench-run:
 	REPOPREP_BENCH_RUN=$(BENCH_TREE) REPOPREP_BENCH_WORKERS="$(BENCH_WORKERS)" REPOPREP_BENCH_COUNT=$(or $(COUNT),5) \
 	  $(GO) test -run '^TestBenchRun$$' -count=1 -v -timeout 60m ./cmd/repoprep | grep -v '^=== RUN'
-compare-run:
-	REPOPREP_COMPARE_TREE=$(BENCH_TREE) $(GO) test -run '^TestOneReadMatchesStageByStageTree$$' -count=1 -v -timeout 30m ./pipeline/
 # Profile-guided optimization: cmd/repoprep/default.pgo is a CPU profile
 # of the main job, which go build, go run and go install use for the
 # command by default (-pgo=auto). make pgo writes it again from six full
@@ -189,7 +213,7 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin dist staging .bench
+	rm -rf bin .bin dist staging .bench
 
 # Encoding normalization scored on a labeled corpus nobody here wrote
 # (chardet's test files under $REPOPREP_CORPORA/chardet-tests): exact / garbled /

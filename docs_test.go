@@ -22,10 +22,11 @@ import (
 // stay in the repository and lead somewhere, and nothing may depend on a
 // file outside it.
 
-// markdownFiles lists README.md and every Markdown file under docs/.
+// markdownFiles lists README.md, CONTRIBUTING.md, CHANGELOG.md and every
+// Markdown file under docs/.
 func markdownFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{"README.md"}
+	files := []string{"README.md", "CONTRIBUTING.md", "CHANGELOG.md"}
 	err := filepath.WalkDir("docs", func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
 			files = append(files, p)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -26,13 +27,25 @@ const (
 	childReady  = "REPOPREP_TEST_CHILD_READY"  // file the child creates once it waits
 	childGo     = "REPOPREP_TEST_CHILD_GO"     // file whose appearance lets a waiting child go on; unset: wait for ever
 	childNoFile = "REPOPREP_TEST_CHILD_NOFILE" // RLIMIT_NOFILE for the run
+	childTokens = "REPOPREP_TEST_CHILD_TOKENS" // where the tokenizer's tables are kept between this binary's processes
 )
 
 func TestMain(m *testing.M) {
 	if src := os.Getenv(childSrc); src != "" {
+		tokens.UseCache(os.Getenv(childTokens))
 		os.Exit(childRun(src))
 	}
-	os.Exit(m.Run())
+	// The children build the tokenizer's tables once, not each: 2-4 s a
+	// process under -race. The directory is open to nobody's children too.
+	dir, err := os.MkdirTemp("", "repoprep-test-tokens-")
+	if err == nil {
+		os.Chmod(dir, 0o777)
+		os.Setenv(childTokens, dir)
+		tokens.UseCache(dir)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func childRun(src string) int {

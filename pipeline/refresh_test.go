@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 
-	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
@@ -295,14 +294,14 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 	// Under the race detector each case costs seconds (four runs over a
 	// 1.2 MB streamed file): -race runs these few, which exercise the
 	// concurrent parts (reused copies placed while the loop reads, the
-	// index update, the value pass), and make test's pdf target runs every
-	// case without -race.
+	// index update, the value pass) under -short, and make test's whole
+	// pass runs every case.
 	raced := map[string]bool{"no change": true, "an edit": true, "a file replaced by a symlink": true,
 		"a reused file's bare value is caught elsewhere": true, "a staged copy edited in OUT": true}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if testkit.Race && !raced[tc.name] {
-				t.Skip("run without -race (make test's pdf target); -race runs five cases")
+			if testing.Short() && !raced[tc.name] {
+				t.Skip("-short runs five cases; make test's whole pass runs every one")
 			}
 			src, token, other := refreshTree(t)
 			out := filepath.Join(t.TempDir(), "out")
@@ -422,8 +421,8 @@ func TestRefreshReplaysFindings(t *testing.T) {
 	noRacyWindow(t)
 	for _, mode := range []string{SecretsRedact, SecretsReport, SecretsExclude} {
 		t.Run(mode, func(t *testing.T) {
-			if testkit.Race && mode != SecretsRedact {
-				t.Skip("run without -race (make test's pdf target); -race runs the redact mode")
+			if testing.Short() && mode != SecretsRedact {
+				t.Skip("-short runs the redact mode; make test's whole pass runs every one")
 			}
 			src := filepath.Join(t.TempDir(), "repo")
 			token, other := randFrom(t, alnum, 36)+"2"+randFrom(t, alnum, 3), randFrom(t, alnum, 36)+"7"+randFrom(t, alnum, 3)

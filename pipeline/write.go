@@ -29,15 +29,7 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *snapshot.Mani
 	m := &snapshot.Manifest{Schema: snapshot.FilesSchema, Files: make([]snapshot.Entry, 0, len(recs)), Pruned: make([]snapshot.Pruned, 0, len(pruned))}
 	for i, r := range recs {
 		recs[i] = nil
-		m.Files = append(m.Files, snapshot.Entry{
-			Path: r.Path, Size: r.Size, Category: r.Category, Reason: r.Reason,
-			Mime: r.Mime, Language: r.Language, Encoding: r.Encoding, BOM: r.BOM,
-			CRLF: r.CRLF, Lines: r.Lines, Tokens: r.Tokens, Test: r.Test,
-			ExtMismatch: r.ExtMismatch, Staged: r.Staged, Oversize: r.Oversize,
-			DuplicateOf: r.DuplicateOf, Hash: r.Hash, Secrets: r.Secrets,
-			LinkTarget: r.LinkTarget, Err: r.Err,
-			ExtractedFrom: r.ExtractedFrom, Extractor: r.Extractor, ExtractorVersion: r.ExtractorVersion,
-		})
+		m.Files = append(m.Files, r.Entry)
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	for _, p := range pruned {

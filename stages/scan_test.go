@@ -351,10 +351,21 @@ func openFDs(t testing.TB) int {
 // descriptors in linear time (resolving each path from the root made
 // 4,000 levels take 209 s and 10,000 never finish), holding a bounded
 // number of descriptors, and the deepest file can be opened and read.
+//
+// The whole pass walks 10,000 levels under a 2-minute guard. Under -short
+// (make test's race pass, where the walk runs about eight times slower)
+// it walks 4,000 levels, a path of 8,000 bytes, under a 1-minute guard:
+// still far over PATH_MAX and over the descriptor cache, and the
+// quadratic walk took 209 s there.
 func TestScanDeep(t *testing.T) {
+	levels, guard := 10000, 2*time.Minute
+	if testing.Short() {
+		levels, guard = 4000, time.Minute
+	}
+	const fileEvery = 1000
 	dir := memDir(t)
-	mkdeep(t, dir, 10000, 1000)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard, not a benchmark
+	mkdeep(t, dir, levels, fileEvery)
+	ctx, cancel := context.WithTimeout(context.Background(), guard) // a hang guard, not a benchmark
 	defer cancel()
 	tree := openRoot(t, dir)
 	fds := openFDs(t)
@@ -365,8 +376,8 @@ func TestScanDeep(t *testing.T) {
 	if n := openFDs(t) - fds; n > 64+4 {
 		t.Errorf("the walk left %d descriptors open, want at most the cache's 64", n)
 	}
-	if len(recs) != 11 {
-		t.Fatalf("%d records, want 10 f.txt and leaf.txt", len(recs))
+	if len(recs) != levels/fileEvery+1 {
+		t.Fatalf("%d records, want %d f.txt and leaf.txt", len(recs), levels/fileEvery)
 	}
 	var leaf *Record
 	for _, r := range recs {
@@ -374,7 +385,7 @@ func TestScanDeep(t *testing.T) {
 			leaf = r
 		}
 	}
-	if want := strings.Repeat("d/", 10000) + "leaf.txt"; leaf == nil || leaf.Path != want {
+	if want := strings.Repeat("d/", levels) + "leaf.txt"; leaf == nil || leaf.Path != want {
 		t.Fatalf("deepest record missing or misnamed")
 	}
 	env := &Env{Src: tree, Rules: defaultRules(t)}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/serve"
 )
@@ -54,15 +55,32 @@ func TestRefreshAudit(t *testing.T) {
 // TestServeThroughRefresh: a server keeps answering while a refresh runs
 // and publishes, and afterwards /healthz names the new files.json and
 // read_file serves the new text.
+//
+// The whole pass stages 200 files and lets the tree age past
+// refresh.RacyWindow with a real sleep. Under -short (make test's race
+// pass) it stages 50 and sets the window to zero instead of sleeping (as
+// pipeline's refresh tests do): the refresh still reuses every unchanged
+// file while the readers run.
 func TestServeThroughRefresh(t *testing.T) {
+	nFiles := 200 // a multiple of 10: pkg0 to pkg9 hold nFiles/10 each
+	if testing.Short() {
+		nFiles = 50
+	}
 	files := map[string]string{"notes.md": "first version\n"}
-	for i := range 200 {
+	for i := range nFiles {
 		files[fmt.Sprintf("pkg%d/f%d.go", i%10, i)] = fmt.Sprintf("package pkg\n\n// F%d is number %d.\nfunc F%d() int { return %d }\n", i, i, i, i)
 	}
 	src := smallRepo(t, files)
 	// A file changed within two seconds of a run is read again by the next
-	// (the previous run may have read it mid-tick): let the tree age.
-	time.Sleep(2100 * time.Millisecond)
+	// (the previous run may have read it mid-tick): let the tree age, or
+	// under -short close that window for this test.
+	if testing.Short() {
+		racy := refresh.RacyWindow
+		refresh.RacyWindow = 0
+		t.Cleanup(func() { refresh.RacyWindow = racy })
+	} else {
+		time.Sleep(2100 * time.Millisecond)
+	}
 	out := filepath.Join(t.TempDir(), "o")
 	if code, _, stderr := runCmd(t, "run", "-q", "-o", out, src); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -121,7 +139,7 @@ func TestServeThroughRefresh(t *testing.T) {
 	for i := range 4 {
 		wg.Go(func() {
 			for n := 0; !stop.Load(); n++ {
-				if _, err := read(fmt.Sprintf("pkg%d/f%d.go", (i+n)%10, (i+n)%10+10*(n%20))); err != nil {
+				if _, err := read(fmt.Sprintf("pkg%d/f%d.go", (i+n)%10, (i+n)%10+10*(n%(nFiles/10)))); err != nil {
 					errs <- err
 					return
 				}
@@ -143,7 +161,7 @@ func TestServeThroughRefresh(t *testing.T) {
 		t.Fatalf("refresh: exit %d: %s", code, stderr)
 	}
 	var rep report.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Refresh == nil || rep.Refresh.Previous != "used" || rep.Refresh.Reused < 200 {
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Refresh == nil || rep.Refresh.Previous != "used" || rep.Refresh.Reused < nFiles {
 		t.Fatalf("the second run did not refresh: %v %+v", err, rep.Refresh)
 	}
 	after := health()

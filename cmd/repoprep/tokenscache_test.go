@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,10 +31,17 @@ func TestTokensCacheDir(t *testing.T) {
 
 // runAsCommand runs this test binary as the repoprep command (TestMain),
 // with env added, and returns its standard error.
+//
+// Under -race the child would sleep a second before it exits (the race
+// runtime's atexit_sleep_ms, to catch races of goroutines still running at
+// exit, which no test here looks for): GORACE turns that sleep off and
+// keeps whatever else the caller set. A binary built without -race
+// ignores GORACE.
 func runAsCommand(t *testing.T, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "REPOPREP_TEST_MAIN=1"), env...)
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	cmd.Env = append(append(os.Environ(), "REPOPREP_TEST_MAIN=1", "GORACE="+gorace), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

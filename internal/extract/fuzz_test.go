@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 )
 
 // Each extractor has a fuzz target asserting the same property: whatever

@@ -1,9 +1,10 @@
 package extract
 
 import (
-	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 	"sync"
 	"testing"
+
+	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 )
 
 // testPDFMemory is PDFium's memory ceiling in these tests: small, so a

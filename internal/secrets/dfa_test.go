@@ -43,14 +43,8 @@ func walkDFA(patterns []string, input []byte) []report {
 // text dense with them, and for random small alphabets where patterns are
 // suffixes and prefixes of each other.
 func TestDFAMatchesLibraryTrie(t *testing.T) {
-	rs, err := rules.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(rs.Secrets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := mustRules(t)
+	s := defaultScanner(t) // the same rules: rules.Load("") adds none to the defaults
 	var kws []string
 	seen := map[string]bool{}
 	for _, r := range rs.Secrets {
@@ -93,8 +87,14 @@ func TestDFAMatchesLibraryTrie(t *testing.T) {
 	defer func(n int) { minSplitWalk = n }(minSplitWalk)
 	minSplitWalk = 8
 	check("default keywords, split", kws, []byte(text.String()))
-	for i := range 300 {
-		if i == 150 {
+	// 300 random sets in make test's whole pass, 100 under -short (the race
+	// pass); half of them split, half in one walk, either way.
+	sets := 300
+	if testing.Short() {
+		sets = 100
+	}
+	for i := range sets {
+		if i == sets/2 {
 			minSplitWalk = 1 << 30 // and the rest in one walk
 		}
 		var patterns []string
@@ -121,11 +121,7 @@ func randString(rng *rand.Rand, alphabet string, n int) string {
 // The four quarters walked at once report what one walk over the whole
 // input reports, in the same order, for the default keywords and any input.
 func FuzzDFAQuarters(f *testing.F) {
-	s, err := New(mustRules(f).Secrets)
-	if err != nil {
-		f.Fatal(err)
-	}
-	d := s.kw
+	d := defaultScanner(f).kw
 	f.Add([]byte(strings.Repeat("x", 120) + "password=hunter2 API_KEY: x" + strings.Repeat("token ", 20)))
 	f.Add([]byte(strings.Repeat("secretsecret", 30)))
 	f.Fuzz(func(t *testing.T, input []byte) {

@@ -13,12 +13,18 @@ import (
 // edges, overlap each other or occur nowhere; and the pre-filter skips
 // content that holds none.
 func TestValueHeadsChangeNothing(t *testing.T) {
+	// 200 rounds in make test's whole pass, the first 60 of them under -short
+	// (the race pass).
+	rounds := 200
+	if testing.Short() {
+		rounds = 60
+	}
 	rng := rand.New(rand.NewPCG(9, 10))
 	s, err := New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for round := range 200 {
+	for round := range rounds {
 		vals := NewValues()
 		var values []string
 		for range 1 + rng.IntN(6) {

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/secrets/secrettest"
@@ -8,18 +9,25 @@ import (
 )
 
 // defaultScanner is the embedded rule set, as the pipeline builds it.
+// Compiling it takes 0.07 s (0.2 s under -race) and over twenty tests ask
+// for it, so it is compiled once per test binary and shared: a Scanner is
+// safe for concurrent use and no scan changes it.
 func defaultScanner(t testing.TB) *Scanner {
 	t.Helper()
-	rs, err := rules.DefaultSecretRules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(rs)
+	s, err := sharedScanner()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
+
+var sharedScanner = sync.OnceValues(func() (*Scanner, error) {
+	rs, err := rules.DefaultSecretRules()
+	if err != nil {
+		return nil, err
+	}
+	return New(rs)
+})
 
 // TestRuleExamples runs each default rule alone on its examples (each must give a finding)
 // and counterexamples (none may). Allowlists are part of the rule: an allowlisted example

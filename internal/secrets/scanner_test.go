@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/repoprep/repoprep/internal/secrets/secrettest"
-	"github.com/repoprep/repoprep/rules"
 )
 
 // fileKind wraps planted text the way one file type would hold it. Every transform maps
@@ -195,17 +194,29 @@ func TestLookalikes(t *testing.T) {
 // TestChunkBoundaries plants secrets of every kind so they straddle the chunk boundaries of
 // a streaming scan, and requires ScanFile to find exactly what Scan finds on the whole.
 func TestChunkBoundaries(t *testing.T) {
+	// make test's whole pass plants about 1,900 samples 1-40 filler lines
+	// apart over 3 MiB, and a long line of 320 KB. Under -short (the race
+	// pass), where the scan in 1 KiB chunks (each step scans the 72 KiB carry
+	// before it again) takes as long as three scans of the whole, about 360
+	// samples 1-80 lines apart over 1 MiB + 64 KiB, still past the largest
+	// chunk below chunkBytes; and a line of 160 KB, still long enough that
+	// the 1 KiB chunks come to a buffer with no newline in it (under 128 KiB
+	// they do not).
+	size, apart, longLine := 3<<20, 40, 40000
+	if testing.Short() {
+		size, apart, longLine = 1<<20+1<<16, 80, 20000
+	}
 	s := defaultScanner(t)
 	var b bytes.Buffer
 	filler := "\tif err := run(ctx, opts); err != nil { return fmt.Errorf(\"step: %w\", err) }\n"
-	for b.Len() < 3<<20 {
+	for b.Len() < size {
 		for _, smp := range secrettest.Samples() {
-			b.WriteString(strings.Repeat(filler, 1+secrettest.Intn(40)))
+			b.WriteString(strings.Repeat(filler, 1+secrettest.Intn(apart)))
 			b.WriteString(smp.Text + "\n")
 		}
 	}
 	// One very long line, longer than the window a single-line rule reads, with a key in it.
-	b.WriteString(strings.Repeat("abc=def;", 40000) + " ghp_" + secrettest.Rand("abcdef0123456789", 36) + " \n")
+	b.WriteString(strings.Repeat("abc=def;", longLine) + " ghp_" + secrettest.Rand("abcdef0123456789", 36) + " \n")
 	content := b.Bytes()
 	whole := s.Scan(content)
 	if len(whole) == 0 {
@@ -358,14 +369,7 @@ func TestMasksMatchRedact(t *testing.T) {
 // ScanBytes finds what ScanReader finds in the same content, values
 // included, without its read buffer.
 func TestScanBytesMatchesScanReader(t *testing.T) {
-	rs, err := rules.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(rs.Secrets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := defaultScanner(t) // rules.Load(""), which this took, adds none to the defaults
 	var all strings.Builder
 	for _, sm := range secrettest.Samples() {
 		all.WriteString("x = 1\n" + sm.Text + "\n")

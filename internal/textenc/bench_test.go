@@ -11,9 +11,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding/simplifiedchinese"
+
 	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
-	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
 // benchText is ~4 MB of Go-like source with Chinese comments: what a GBK

@@ -202,14 +202,20 @@ func TestCorpus(t *testing.T) {
 
 	oursRate := 100 * float64(exact) / float64(len(files))
 	// chardet's ties are broken differently from run to run (its recognisers tie on short text), so
-	// its rate is measured over several runs and given as a range.
+	// its rate is measured over several runs and given as a range: 5 in make test's whole pass,
+	// 1 under -short (the race pass), where its goroutine per recogniser makes each run cost
+	// more than decoding the corpus. The rate is logged, never checked.
+	runs := 5
+	if testing.Short() {
+		runs = 1
+	}
 	lo, hi := 101.0, -1.0
-	for range 5 {
+	for range runs {
 		r := 100 * float64(chardetOnlyExact(files)) / float64(len(files))
 		lo, hi = min(lo, r), max(hi, r)
 	}
-	t.Logf("corpus of %d files (%d under 40 bytes): textenc decodes %.1f%% exactly (%d refused, 0 garbled); chardet alone decodes %.1f-%.1f%% exactly over 5 runs",
-		len(files), short, oursRate, refused, lo, hi)
+	t.Logf("corpus of %d files (%d under 40 bytes): textenc decodes %.1f%% exactly (%d refused, 0 garbled); chardet alone decodes %.1f-%.1f%% exactly over %d runs",
+		len(files), short, oursRate, refused, lo, hi, runs)
 	if oursRate < 97 {
 		t.Errorf("exact-decode rate %.1f%% is below 97%%", oursRate)
 	}

@@ -3,19 +3,23 @@ package textenc
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
 
-	"github.com/repoprep/repoprep/internal/testkit"
-	"github.com/repoprep/repoprep/internal/tokens"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/encoding/unicode/utf32"
+
+	"github.com/repoprep/repoprep/internal/testkit"
+	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 func encode(t testing.TB, enc encoding.Encoding, s string) string {
@@ -154,14 +158,25 @@ func clip(s string) string {
 // inputs whose CRLF pairs and multi-byte characters straddle every internal
 // buffer boundary; the output must not depend on how the input arrives.
 func TestNormalizeChunkBoundaries(t *testing.T) {
+	// 20000 lines of UTF-8 and of GBK (440 KB each) in make test's whole
+	// pass; under -short (the race pass, where the one-byte reads are
+	// slowest) 6000 (132 KB): still past twice the 64 KiB sample (checked
+	// below), across several 32 KiB chunks, flushes and 64 KiB token batches.
+	lines := 20000
+	if testing.Short() {
+		lines = 6000
+	}
 	line := "naïve café 中文 \r\n"
 	inputs := map[string]string{
-		"utf-8 crlf": strings.Repeat(line, 20000),
-		"gbk crlf":   encode(t, simplifiedchinese.GBK, strings.Repeat("中文注释，默认配置。\r\n", 20000)),
+		"utf-8 crlf": strings.Repeat(line, lines),
+		"gbk crlf":   encode(t, simplifiedchinese.GBK, strings.Repeat("中文注释，默认配置。\r\n", lines)),
 		"utf-16le":   "\xff\xfe" + encode(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), strings.Repeat(line, 5000)),
 	}
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
+			if len(in) < 2*sampleBytes {
+				t.Fatalf("%d bytes: no longer beyond the sample and several chunks", len(in))
+			}
 			var whole, trickle bytes.Buffer
 			r1, err1 := Normalize(strings.NewReader(in), &whole)
 			r2, err2 := Normalize(iotest.OneByteReader(strings.NewReader(in)), &trickle)
@@ -225,6 +240,13 @@ func TestTokensInBatches(t *testing.T) {
 // TestDecisionDeterministic runs the decision on short CJK samples, where
 // chardet's own answer changes from run to run, and requires one answer.
 func TestDecisionDeterministic(t *testing.T) {
+	// 20 reruns of each sample in make test's whole pass; under -short (the
+	// race pass, where chardet's goroutines are slow) 5, over the same
+	// samples.
+	reruns := 20
+	if testing.Short() {
+		reruns = 5
+	}
 	files := buildCorpus(t)
 	for _, f := range files {
 		if len(f.data) >= 40 || strings.HasPrefix(f.enc, "utf-16") {
@@ -233,7 +255,7 @@ func TestDecisionDeterministic(t *testing.T) {
 		first := decide(f.data, true, true)
 		var firstOut bytes.Buffer
 		firstRes, firstErr := Normalize(bytes.NewReader(f.data), &firstOut)
-		for range 20 {
+		for range reruns {
 			if d := decide(f.data, true, true); d.name != first.name || d.err != first.err {
 				t.Fatalf("%s: decision changed from %q/%v to %q/%v", f.name, first.name, first.err, d.name, d.err)
 			}
@@ -298,10 +320,15 @@ func TestASCIIRunsMatchByteByByte(t *testing.T) {
 		[]byte("\x1b$B$3$s\x1b(B ascii"), append(bytes.Repeat([]byte("a"), flushBytes-1), "\r\nb\xc3\xa9"...),
 		bytes.Repeat([]byte("0123456789abcdef\r\n"), 10000), []byte("x\x01\x02\x03\x04\x05\x06\x08\x0e y"),
 	}
-	if files, err := gorootFiles(); err == nil {
-		if testkit.Race {
-			files = files[:len(files)/40] // all of them run in make test's pdf target
-		}
+	// Every file of GOROOT/src (under 1 MiB) in make test's whole pass; under
+	// -short (the race pass) the first 1/80 of them in walk order (Go 1.26's:
+	// 143 files of archive/ to cmd/api, 0.9 MB, 72 of them refused), read
+	// alone rather than picked out of all 110 MB.
+	load := gorootFiles
+	if testing.Short() {
+		load = gorootFilesHead
+	}
+	if files, err := load(); err == nil {
 		inputs = append(inputs, files...)
 	}
 	type outcome struct {
@@ -329,7 +356,7 @@ func TestASCIIRunsMatchByteByByte(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const alphabet = "ab \t\n\r\x1b\x7f\x01\xc3\xa9\xe2\x80\x99"
 	rounds := 500
-	if testkit.Race {
+	if testing.Short() {
 		rounds = 100
 	}
 	for range rounds {
@@ -353,6 +380,38 @@ func TestASCIIRunsMatchByteByByte(t *testing.T) {
 			t.Fatalf("asciiRun(%q) = %+v, ascii on each byte %+v", b, run, each)
 		}
 	}
+}
+
+// gorootFilesHead is gorootFiles()[:len/80] without reading the other
+// 79/80: the same walk and size limit, then only the head's files read.
+func gorootFilesHead() ([][]byte, error) {
+	goroot, err := testkit.GoRoot()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	err = filepath.WalkDir(filepath.Join(goroot, "src"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 1<<20 {
+			return err
+		}
+		paths = append(paths, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var files [][]byte
+	for _, p := range paths[:len(paths)/80] {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return files, err
+		}
+		files = append(files, data)
+	}
+	return files, nil
 }
 
 func slowFirstNonASCII(b []byte) int {

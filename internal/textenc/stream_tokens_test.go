@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // StreamTokens gives the count the sink gave while it decoded, on texts
@@ -13,16 +15,33 @@ import (
 // a MiB: comment lines, one long line) and with multi-byte runes across
 // the flush boundaries, read back in any chunk sizes; and on plain text.
 func TestStreamTokensMatchesSink(t *testing.T) {
+	// make test's whole pass runs the full size: the two texts without a cut
+	// 3.4 and 4.5 MB (three or four batches cut at the cap), Go source 1.2 MB
+	// and six random texts of 2-3 MiB. Under -short (the race pass) they are
+	// 1.25 MB each: one batch cut at the cap and more than a batch left for
+	// the last count (checked below), 150 KB and two random texts of 128-192
+	// KiB: still several flushes each, through every reader.
+	comments, oneLine, goSource, randoms, randomBytes := 80000, 900000, 40000, 6, 2<<20
+	if testing.Short() {
+		comments, oneLine, goSource, randoms, randomBytes = 29000, 250000, 5000, 2, 128<<10
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	pieces := []string{"// a comment line, no cut before it\n", "//\n", "汉字注释", "é", "𝟙", "word ", "x", "\n", "{\"k\": [1, 2]}"}
 	texts := map[string]string{
-		"comments":  strings.Repeat("// no cut: every line starts with a slash\n", 80000),
-		"one line":  strings.Repeat("ab汉", 900000),
-		"go source": strings.Repeat("func f() {\n\treturn 1 // 中\n}\n", 40000),
+		"comments":  strings.Repeat("// no cut: every line starts with a slash\n", comments),
+		"one line":  strings.Repeat("ab汉", oneLine),
+		"go source": strings.Repeat("func f() {\n\treturn 1 // 中\n}\n", goSource),
 	}
-	for i := range 6 {
+	for _, name := range []string{"comments", "one line"} {
+		// A batch ends at the cap once a flush takes it past; more than a
+		// batch is left after the last one.
+		if text := texts[name]; len(text) <= tokenMaxPendingBytes+flushBytes+tokenBatchBytes || tokens.Cut([]byte(text)) != 0 {
+			t.Fatalf("%s: %d bytes, cut at %d: the batches would not end at the cap", name, len(text), tokens.Cut([]byte(text)))
+		}
+	}
+	for i := range randoms {
 		var b strings.Builder
-		for b.Len() < 2<<20+rng.IntN(1<<20) {
+		for b.Len() < randomBytes+rng.IntN(randomBytes/2) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		texts["random "+string(rune('a'+i))] = b.String()

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // rankOf maps each token's bytes to its rank, from the codec, for the
@@ -73,8 +71,8 @@ func TestVocabSplits(t *testing.T) {
 		t.Errorf("%d of %d tokens reachable; the encoder handles unreachable ones, but o200k_base had none", v.reachable, numTokens)
 	}
 	step := 1
-	if testing.Short() || testkit.Race {
-		step = 41 // every token takes about two minutes under -race
+	if testing.Short() {
+		step = 41 // every token takes about two minutes under -race, which runs -short
 	}
 	for r := 0; r < numTokens; r += step {
 		s, _ := codec().Decode([]uint{uint(r)})
@@ -181,7 +179,11 @@ func TestEncodeLongPieces(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	cjk := []rune(chineseProse)
-	for range 200 {
+	pieces := 200 // the first 100 of them under -short (the race pass)
+	if testing.Short() {
+		pieces = 100
+	}
+	for range pieces {
 		n := 1 + rng.IntN(600)
 		var b strings.Builder
 		switch rng.IntN(4) {
@@ -244,7 +246,7 @@ func TestCompatible(t *testing.T) {
 		return uint32(rng.IntN(numTokens))
 	}
 	n := 20000
-	if testing.Short() || testkit.Race {
+	if testing.Short() {
 		n = 2000
 	}
 	mismatches := 0

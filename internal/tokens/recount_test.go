@@ -163,7 +163,7 @@ func TestRecountRandom(t *testing.T) {
 		}
 	}
 	n := 3000
-	if testing.Short() || testkit.Race {
+	if testing.Short() {
 		n = 300
 	}
 	for i := range n {

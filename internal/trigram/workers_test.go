@@ -14,16 +14,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // Files split by several workers make the same index, byte for byte, as
 // one goroutine makes: the pairs are added in id order whatever finishes
 // first; and however many run files the pairs are flushed to.
 //
-// Without -race: 300 files of up to 3000 bytes (260k pairs). Under -race:
-// 150 of up to 2000 (105k pairs), as each run flushed costs a temporary
+// Whole: 300 files of up to 3000 bytes (260k pairs). Under -short (as
+// make test runs it with -race): 150 of up to 2000 (105k pairs), as each run flushed costs a temporary
 // file and a 256 KiB buffer whose shadow the race detector clears: the
 // whole size took 10 s there, for no more interleavings. Both sizes are
 // checked below to keep what the test is about: more files than the
@@ -31,7 +29,7 @@ import (
 // pairs than a run holds, and many runs.
 func TestBuildWorkersSameBytes(t *testing.T) {
 	nFiles, maxSize := 300, 3000
-	if testkit.Race {
+	if testing.Short() {
 		nFiles, maxSize = 150, 2000
 	}
 	rng := rand.New(rand.NewPCG(5, 6))

@@ -453,14 +453,15 @@ Caf\'e9 and na\u239?ve \{braces\} and a backslash \\.\par
 }`)
 }
 
-// SkipPDFUnderRace skips a test that runs PDFium when the race detector
-// is on: wazero compiling PDFium's 5.6 MB WebAssembly module takes
-// minutes when the compiler itself is instrumented (seconds without).
-// `make test` runs the packages with PDF tests a second time without
-// -race, so they run in CI all the same.
+// SkipPDFUnderRace skips a test that runs PDFium under -short (make
+// check, and the race pass) and when the race detector is on: wazero
+// compiles PDFium's 5.6 MB WebAssembly module in 15-20 s of one core on a
+// machine that has not compiled it before, and in minutes when the
+// compiler itself is instrumented. make test's whole pass runs every
+// package without either, so these tests run in CI all the same.
 func SkipPDFUnderRace(t testing.TB) {
 	t.Helper()
-	if testkit.Race {
-		t.Skip("PDFium runs in the non-race pass of make test (compiling it under -race takes minutes)")
+	if testkit.Race || testing.Short() {
+		t.Skip("PDFium runs in make test's whole pass: without -short and -race (its first compile takes 15-20 s, minutes under -race)")
 	}
 }
