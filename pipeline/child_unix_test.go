@@ -2,14 +2,7 @@
 
 package pipeline
 
-import (
-	"os"
-	"os/exec"
-	"syscall"
-)
-
-// killSelf ends the process as SIGKILL does: no deferred call, no cleanup.
-func killSelf() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+import "syscall"
 
 // setNoFile sets RLIMIT_NOFILE, soft and hard, to n.
 func setNoFile(n uint64) error {
@@ -18,9 +11,3 @@ func setNoFile(n uint64) error {
 
 // haveRlimit: setNoFile works here.
 const haveRlimit = true
-
-// killedHard reports a child ended by SIGKILL.
-func killedHard(exit *exec.ExitError) bool {
-	ws, ok := exit.Sys().(syscall.WaitStatus)
-	return ok && ws.Signal() == syscall.SIGKILL
-}

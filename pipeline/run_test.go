@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +16,6 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
-
-	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/testkit"
@@ -358,11 +355,6 @@ func noErr(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func hashHex(data []byte) string {
-	sum := blake3.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // checkGoldenFile compares got with testdata/<dir>/<name>, rewriting it
