@@ -29,6 +29,9 @@ var sharedScanner = sync.OnceValues(func() (*Scanner, error) {
 	return New(rs)
 })
 
+// examplesTries is how many random expansions of one example may miss.
+const examplesTries = 3
+
 // TestRuleExamples runs each default rule alone on its examples (each must give a finding)
 // and counterexamples (none may). Allowlists are part of the rule: an allowlisted example
 // is a counterexample.
@@ -46,10 +49,24 @@ func TestRuleExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// An example is expanded with fresh random values; a random value
+			// can read as a placeholder or a name now and then (about 1% for
+			// two templates), which is the rules' business, not a broken rule:
+			// the example fails when none of examplesTries expansions is found.
 			for i, ex := range r.Examples {
-				text := secrettest.Expand(ex)
-				if fs := s.Scan([]byte(text)); len(fs) == 0 {
-					t.Errorf("example %d %q: no finding", i, ex)
+				missed := 0
+				for range examplesTries {
+					if fs := s.Scan([]byte(secrettest.Expand(ex))); len(fs) == 0 {
+						missed++
+						continue
+					}
+					break
+				}
+				switch {
+				case missed == examplesTries:
+					t.Errorf("example %d %q: no finding in %d expansions", i, ex, missed)
+				case missed > 0:
+					t.Logf("example %d %q: no finding in %d expansion(s) before one was found", i, ex, missed)
 				}
 			}
 			for i, ex := range r.Counterexamples {
