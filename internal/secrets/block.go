@@ -83,6 +83,7 @@ type openBlock struct {
 	tail      []byte         // the last bytes fed, so a closing marker split between feeds is seen
 	fed       int64          // file offset up to which the block has been fed
 	values    [][]byte       // body lines for the cross-file pass
+	valueSize int            // their bytes
 	rejected  bool           // its head failed the rule's allowlists: followed, not reported
 }
 
@@ -90,9 +91,12 @@ type openBlock struct {
 // closing marker is far shorter.
 const maxTailBytes = 256
 
-// maxBlockValues caps the body lines one block gives the cross-file pass (256 KiB of a key
-// body); a copy of a longer block is found by the rule itself.
-const maxBlockValues = 4096
+// maxBlockValueBytes caps the body lines one block gives the cross-file pass: 4 MiB, as
+// much as a block an in-memory scan sees can hold (ScanBytes scans at most one chunk in
+// place), about 65,000 lines of a key body. Past it a copy of a line elsewhere is not
+// looked for (a copy of the whole block is still found by the rule itself): the pass's
+// memory grows with its values, and each line found is a finding.
+const maxBlockValueBytes = chunkBytes
 
 // startBlock begins following ob, found in chunk (whose first byte is file offset base
 // and on line line0). The head it can see is judged now: the rule's allowlists run on at
@@ -138,8 +142,12 @@ func (s *Scanner) feed(ob *openBlock, data []byte, at int64) (closeEnd int64, cl
 			ob.runes++
 		}
 	}
-	if len(ob.values) < maxBlockValues {
-		ob.values = appendValues(ob.values, part)
+	if ob.valueSize < maxBlockValueBytes {
+		n := len(ob.values)
+		ob.values = appendValues(ob.values, part[:min(len(part), lineEnd(part, maxBlockValueBytes-ob.valueSize))])
+		for _, v := range ob.values[n:] {
+			ob.valueSize += len(v)
+		}
 	}
 	ob.fed = at + int64(n)
 	if e != nil {
@@ -147,6 +155,18 @@ func (s *Scanner) feed(ob *openBlock, data []byte, at int64) (closeEnd int64, cl
 	}
 	ob.tail = bytes.Clone(region[max(0, len(region)-maxTailBytes):])
 	return 0, false, false
+}
+
+// lineEnd is the end of the last whole line of b within its first n bytes (n itself when
+// there is none), so a block's values stop at a line's end.
+func lineEnd(b []byte, n int) int {
+	if n >= len(b) {
+		return len(b)
+	}
+	if i := bytes.LastIndexByte(b[:n], '\n'); i >= 0 {
+		return i + 1
+	}
+	return n
 }
 
 // finish turns a closed block into its hit.

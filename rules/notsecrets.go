@@ -1,0 +1,48 @@
+package rules
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+)
+
+// notSecretsTXT is the embedded stop list of the cross-file secret pass; see
+// defaults/not_secrets.txt.
+//
+//go:embed defaults/not_secrets.txt
+var notSecretsTXT string
+
+// notSecrets is the stop list, lower-cased, read once.
+var notSecrets = sync.OnceValue(func() map[string]bool {
+	words := map[string]bool{}
+	for line := range strings.Lines(notSecretsTXT) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words[strings.ToLower(line)] = true
+	}
+	return words
+})
+
+// NotSecret reports whether value is a word that is never a secret
+// (defaults/not_secrets.txt: password, changeme, localhost, true...),
+// whatever its ASCII case, so the cross-file pass never masks it all over a
+// tree because one rule caught it as a value. Safe for concurrent use.
+func NotSecret(value []byte) bool {
+	if len(value) > maxNotSecretBytes {
+		return false
+	}
+	var lower [maxNotSecretBytes]byte
+	for i, c := range value {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	return notSecrets()[string(lower[:len(value)])]
+}
+
+// maxNotSecretBytes bounds the words of the stop list (checked by its test),
+// so NotSecret lower-cases on the stack.
+const maxNotSecretBytes = 32

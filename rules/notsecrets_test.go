@@ -1,0 +1,39 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// The stop list is one lower-case word a line, each short enough for
+// NotSecret, and NotSecret ignores ASCII case and nothing else.
+func TestNotSecret(t *testing.T) {
+	seen := map[string]int{}
+	for n, line := range strings.Split(notSecretsTXT, "\n") {
+		w := strings.TrimSpace(line)
+		if w == "" || strings.HasPrefix(w, "#") {
+			continue
+		}
+		switch {
+		case strings.ContainsAny(w, " \t"):
+			t.Errorf("not_secrets.txt:%d: %q is more than one word", n+1, w)
+		case len(w) > maxNotSecretBytes:
+			t.Errorf("not_secrets.txt:%d: %q is over %d bytes", n+1, w, maxNotSecretBytes)
+		case w != strings.ToLower(w):
+			t.Errorf("not_secrets.txt:%d: %q is not lower case", n+1, w)
+		case seen[w] > 0:
+			t.Errorf("not_secrets.txt:%d: %q repeats line %d", n+1, w, seen[w])
+		}
+		seen[w] = n + 1
+	}
+	for _, w := range []string{"password", "Password", "CHANGEME", "localhost", "True", "null", "undefined", "placeholder", "your_password"} {
+		if !NotSecret([]byte(w)) {
+			t.Errorf("NotSecret(%q) = false, want true", w)
+		}
+	}
+	for _, w := range []string{"", "welcome1", "password1", "changeme!", " password", "Hq7zKp2mXv9L", strings.Repeat("password", 8)} {
+		if NotSecret([]byte(w)) {
+			t.Errorf("NotSecret(%q) = true, want false", w)
+		}
+	}
+}
