@@ -34,8 +34,12 @@ type Options struct {
 	MaxTextBytes int64  // text larger than this is oversize; 0 means 2 MiB
 	PreviewLines int    // preview lines per oversize file; 0 means 100
 	Secrets      string // credentials: SecretsRedact (default), SecretsReport or SecretsExclude
-	PII          string // personal data: SecretsRedact, SecretsReport or PIIOff; "" follows Secrets (exclude: redact)
+	PII          string // personal data: SecretsReport (default), SecretsRedact or PIIOff
 	Baseline     string // secrets.json or baseline file whose fingerprints are not reported
+	// InlineAllow lets a repoprep:allow comment on a finding's line mark that one
+	// finding acknowledged (reported as such, not failed on, still masked). Off, the
+	// scanned tree has no say at all.
+	InlineAllow bool
 	// FingerprintKey keys every finding's fingerprint. nil means a random key per run:
 	// nothing in OUT can be tested against a guess, but fingerprints change every run.
 	FingerprintKey []byte
@@ -116,10 +120,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	switch o.PII {
 	case "":
-		o.PII = SecretsRedact
-		if o.Secrets == SecretsReport {
-			o.PII = SecretsReport
-		}
+		o.PII = SecretsReport // an agent reading code must see its addresses as written
 	case SecretsRedact, SecretsReport, PIIOff:
 	default:
 		return o, fmt.Errorf("pii mode %q: want redact, report or off", o.PII)

@@ -33,7 +33,7 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	r.reuse.Previous = report.PreviousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
-	todo, wait := r.prior.Split(ctx, env, recs, r.opts.Workers, r.reuse.NotReused, func() bool { return env.NamesClean(r.secrets, recs) })
+	todo, wait := r.prior.Split(ctx, env, recs, r.opts.Workers, r.reuse.NotReused, func() bool { return env.NamesClean(ctx, r.secrets, recs) })
 	warmIfCounting(todo)
 	spent := time.Since(begin)
 	err := r.perFile(ctx, env, todo, true)

@@ -59,14 +59,20 @@ func refreshTree(t *testing.T) (src, token, other string) {
 		"big.txt":              strings.Repeat("a line of an oversize file\n", 200),
 		// Past the loop's 1 MiB read cap (streamed), with a secret: read
 		// again each refresh, its count taken when its text is unchanged.
-		"data/huge.txt":          strings.Repeat("plain words in a long file, line after line 0123\n", 24000) + "API_TOKEN=" + randFrom(t, alnum, 36) + "5x\n",
-		"assets/logo.png":        "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00" + strings.Repeat("\x00", 40),
-		".gitignore":             "*.log\n",
-		"debug.log":              "noise\n",
-		"empty.txt":              "",
-		"CLAUDE.md":              "# Agent notes\n\nRun make test.\n",
-		"web/app.js":             "export const a = 1;\n",
-		"web/dup-of-main.go.txt": "package main\n\nfunc main() {}\n",
+		"data/huge.txt":   strings.Repeat("plain words in a long file, line after line 0123\n", 24000) + "API_TOKEN=" + randFrom(t, alnum, 36) + "5x\n",
+		"assets/logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00" + strings.Repeat("\x00", 40),
+		".gitignore":      "*.log\n",
+		"debug.log":       "noise\n",
+		// Left out of the tree, scanned all the same: an ignored log and a
+		// minified bundle with credentials (reported with staged false).
+		"trace.log":      "GITHUB_TOKEN=gh" + "p_" + randFrom(t, alnum, 36) + "\n",
+		"web/app.min.js": "var a=1;var k=\"gh" + "p_" + randFrom(t, alnum, 36) + "\";" + strings.Repeat("var x=1;", 200) + "\n",
+		// A name holding a value caught in a content (deploy/.env's token).
+		"notes/tok_" + token + ".txt": "a note\n",
+		"empty.txt":                   "",
+		"CLAUDE.md":                   "# Agent notes\n\nRun make test.\n",
+		"web/app.js":                  "export const a = 1;\n",
+		"web/dup-of-main.go.txt":      "package main\n\nfunc main() {}\n",
 	})
 	if err := os.Symlink("main.go", filepath.Join(src, "link-to-main")); err != nil {
 		t.Fatal(err)

@@ -221,7 +221,15 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 
-	r.nameFindings = env.SecretNames(r.secrets, recs, pruned)
+	if !r.prior.Replayed() {
+		// Replayed, nothing was read and the previous findings stand.
+		if err := env.SecretValues(ctx, recs, r.opts.Workers, r.secrets); err != nil {
+			return nil, err
+		}
+	}
+	if r.nameFindings, err = env.SecretNames(ctx, r.secrets, recs, pruned); err != nil {
+		return nil, err
+	}
 
 	t = r.timerOver("dedup", recs, stagedOnly)
 	prog.Stage("dedup", -1)

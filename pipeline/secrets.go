@@ -39,7 +39,11 @@ func newSecretOptions(o Options, rs *rules.Set) (opts stages.SecretOptions, scan
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		sc, scErr = secrets.New(secretRules, secrets.WithFingerprintKey(key))
+		opts := []secrets.Option{secrets.WithFingerprintKey(key)}
+		if o.InlineAllow {
+			opts = append(opts, secrets.WithInlineAcks())
+		}
+		sc, scErr = secrets.New(secretRules, opts...)
 	}()
 	scanner = func() (*secrets.Scanner, error) {
 		<-done

@@ -388,11 +388,11 @@ func reuse(rec *stages.Record, t taken) {
 	rec.Lines, rec.Tokens, rec.Oversize = en.Lines, en.Tokens, en.Oversize
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = en.ExtractedFrom, en.Extractor, en.ExtractorVersion
 	rec.Staged = hasText(en)
-	rec.Secrets, rec.Memo.Clean = en.Secrets, t.clean
+	rec.Secrets, rec.Masked, rec.Memo.Clean = en.Secrets, en.Masked, t.clean
+	rec.Memo.RulesClean = t.rulesClean // a left-out file's scan too (stages.SecretValues)
 	if rec.Staged {
 		rec.Placed(t.sum, t.bytes)
 		rec.Hash = fmt.Sprintf("%s%x", dedup.HashPrefix, t.sum)
-		rec.Memo.RulesClean = t.rulesClean
 		rec.Memo.ValuesClean = t.valuesClean
 		if t.replayed != nil {
 			rec.Placed(*t.replayed, t.bytes)

@@ -181,7 +181,7 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 		case rec.Reason == "secret", rec.Secrets > 0, hasText && !clean:
 			e.Redo = report.NotReusedFindings
 		}
-		e.Rules = e.Redo == "" && hasText && rulesHere
+		e.Rules = e.Redo == "" && rulesHere // a text's, or a left-out file's (stages.SecretValues)
 		if e.Redo == report.NotReusedFindings {
 			if sum, tokens, ok := rec.TextSum(); ok {
 				d := stages.TextDigest(keys.text, sum)

@@ -62,6 +62,10 @@ func (f *mapFacts) render(c mapCaps) string {
 	if f.documentsTotal+f.documentsRefused > 0 {
 		f.renderDocuments(&b, c)
 	}
+	if f.masked > 0 {
+		fmt.Fprintf(&b, "- %s %s masked as `[REDACTED:<rule>]` in %s %s (files.json `masked`, secrets.json); the staged text is otherwise the source decoded to UTF-8.\n",
+			numfmt.Int(f.masked), numfmt.Plural(f.masked, "secret is", "secrets are"), numfmt.Int(f.maskedFiles), numfmt.Plural(f.maskedFiles, "file", "files"))
+	}
 	if f.oversize > 0 {
 		fmt.Fprintf(&b, "- %s oversize %s served by line range only; oversize.json lists %s with %s first lines.\n",
 			numfmt.Int(f.oversize), numfmt.Plural(f.oversize, "file is", "files are"), numfmt.Plural(f.oversize, "it", "them"), numfmt.Plural(f.oversize, "its", "their"))

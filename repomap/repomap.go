@@ -119,6 +119,7 @@ type mapLeft struct {
 type mapFacts struct {
 	name, kind                      string
 	scanned, staged, dups, oversize int
+	masked, maskedFiles             int // spans masked as [REDACTED:<rule>], and the files holding them
 	stagedBytes                     int64
 	langs                           []mapCount // by lines of staged source
 	langLines                       int
@@ -188,6 +189,10 @@ func gatherMapFacts(m *snapshot.Manifest, opts Options) *mapFacts {
 		}
 		if e.Oversize {
 			f.oversize++
+		}
+		if e.Masked > 0 {
+			f.masked += e.Masked
+			f.maskedFiles++
 		}
 		lang := mapLanguage(e.Language)
 		if e.Category == "source" && lang != "" {

@@ -491,7 +491,9 @@ func (fr *fileRead) result() FileResult {
 }
 
 // trailer is the line that ends each file, e.g.
-// [file: a/b.go | total: 812 lines | shown: 1-500 | next: start 501].
+// [file: a/b.go | total: 812 lines | shown: 1-500 | next: start 501], with
+// "| masked: 2 secrets as [REDACTED:<rule>]" after the total when the
+// staged text has masked spans.
 func trailer(fr *fileRead) string {
 	if fr.failed != "" {
 		return "[error: " + fr.failed + "]"
@@ -508,7 +510,12 @@ func trailer(fr *fileRead) string {
 		b.WriteString(" | not read: token budget spent; read it in another call]")
 		return b.String()
 	}
-	fmt.Fprintf(&b, " | total: %d %s | shown: ", fr.total, plural(fr.total, "line", "lines"))
+	fmt.Fprintf(&b, " | total: %d %s", fr.total, plural(fr.total, "line", "lines"))
+	if fr.entry != nil && fr.entry.Masked > 0 {
+		// The one change to the text beyond decoding: say it where it is read.
+		fmt.Fprintf(&b, " | masked: %d %s as [REDACTED:<rule>]", fr.entry.Masked, plural(fr.entry.Masked, "secret", "secrets"))
+	}
+	b.WriteString(" | shown: ")
 	if len(fr.segs) == 0 {
 		b.WriteString("none")
 	}

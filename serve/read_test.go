@@ -296,3 +296,25 @@ func TestMergeRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTrailerSaysMasked: a file whose staged text has masked spans says
+// so in its trailer, where the agent reads it; a duplicate served from it
+// too. A file with none says nothing of the kind.
+func TestReadTrailerSaysMasked(t *testing.T) {
+	s := baseSnap()
+	s.files["config/app.env"] = "API_TOKEN=[REDACTED:github-token]\nDB=[REDACTED:password-assignment]\n"
+	s.dups["config/copy.env"] = "config/app.env"
+	s.masked = map[string]int{"config/app.env": 2}
+	srv, _ := newTestServer(t, &s, Options{})
+	text, _, err := read(t, srv, ReadFileArgs{Files: []FileRequest{{Path: "config/app.env"}, {Path: "config/copy.env"}, {Path: "nonl.txt"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[file: config/app.env | total: 2 lines | masked: 2 secrets as [REDACTED:<rule>] | shown: 1-2]"
+	if !strings.Contains(text, want) {
+		t.Errorf("no %q in\n%s", want, text)
+	}
+	if n := strings.Count(text, "| masked: 2 secrets"); n != 2 {
+		t.Errorf("%d trailers say masked, want 2 (the file and its duplicate):\n%s", n, text)
+	}
+}

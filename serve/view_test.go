@@ -26,7 +26,8 @@ type snap struct {
 	oversize []string          // staged paths flagged oversize
 	junk     []string          // listed, not staged
 	repoMap  string
-	noIndex  bool // publish without search.index and lines.json, as older runs did
+	noIndex  bool           // publish without search.index and lines.json, as older runs did
+	masked   map[string]int // staged path -> spans its text masks
 }
 
 // publish writes s as a complete snapshot directory at out (which must not
@@ -44,7 +45,9 @@ func publish(t testing.TB, out string, s snap) {
 		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m.Files = append(m.Files, entryFor(p, content, slices.Contains(s.oversize, p)))
+		e := entryFor(p, content, slices.Contains(s.oversize, p))
+		e.Masked = s.masked[p]
+		m.Files = append(m.Files, e)
 	}
 	if err := os.MkdirAll(filepath.Join(out, "tree"), 0o755); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,9 @@ func appendEntry(b []byte, e *Entry) []byte {
 	b = appendStringField(b, "duplicate_of", e.DuplicateOf, false)
 	b = appendStringField(b, "hash", e.Hash, false)
 	b = appendIntField(b, "secrets", int64(e.Secrets))
+	if e.Masked != 0 {
+		b = appendIntField(b, "masked", int64(e.Masked))
+	}
 	b = appendStringField(b, "link_target", e.LinkTarget, true)
 	b = appendStringField(b, "error", e.Err, true)
 	b = appendStringField(b, "extracted_from", e.ExtractedFrom, true)

@@ -36,8 +36,12 @@ type Entry struct {
 	DuplicateOf string `json:"duplicate_of"`
 	Hash        string `json:"hash"`
 	Secrets     int    `json:"secrets"`
-	LinkTarget  string `json:"link_target,omitempty"`
-	Err         string `json:"error,omitempty"` // "stage: cause" for unreadable files
+	// Masked is how many spans of the staged copy read [REDACTED:<rule>]
+	// instead of what the source has: the only change to a text beyond
+	// decoding (docs/secrets.md).
+	Masked     int    `json:"masked,omitempty"`
+	LinkTarget string `json:"link_target,omitempty"`
+	Err        string `json:"error,omitempty"` // "stage: cause" for unreadable files
 
 	// A document whose text was extracted and staged under its path: the
 	// source format, and the extractor and its version (docs/extract.md).

@@ -49,19 +49,81 @@ func (o SecretOptions) masks(kind string) bool {
 	return o.Mode == modeRedact
 }
 
-// SecretNames looks for credentials in every record's path and symlink target and in the
-// pruned directories' paths, before dedup: a record whose name or target holds one gets
-// it masked in files.json ([REDACTED:fingerprint] keeps paths unique), loses its staged
-// copy (the name would show in tree/), and gets reason "secret-in-name"; the findings
-// are returned under the masked path. Names are short, so this runs on one goroutine.
-func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) []secrets.PathFinding {
+// leftOut reports whether rec is a file the tree leaves out whose content
+// the secret stage still scans: every regular file that is not staged
+// (a log, a dump, a minified bundle, an oversize or binary file, one a
+// rules file excludes or .gitignore names), nor a duplicate of a staged
+// one, nor unreadable. Nothing in the tree can keep a file from the scan.
+func leftOut(rec *Record) bool {
+	return rec.Kind == KindFile && rec.Err == "" && !rec.Staged && rec.DuplicateOf == "" && rec.Size > 0
+}
+
+// SecretValues runs after the per-file loop and before names and dedup. It
+// runs the credential rules over every file left out of the tree (leftOut,
+// secrets.Scanner.ScanLeftOut), reading it from the source, and puts into opts.Values the values of what the rules
+// caught anywhere (in the loop's staged texts too) that will be masked: so
+// SecretNames masks a name holding a value caught in any content, and the
+// cross-file pass masks every copy of it. A left-out file's findings are
+// reported by Secrets with staged false; it has no copy to mask.
+func (e *Env) SecretValues(ctx context.Context, recs []*Record, workers int, opts SecretOptions) error {
+	var todo []*Record
+	for _, rec := range recs {
+		if leftOut(rec) && !rec.scanned && !rec.Memo.RulesClean {
+			todo = append(todo, rec)
+		}
+	}
+	if err := pool(ctx, todo, workers, func(_ int, rec *Record) error {
+		scan, err := scanOpened(ctx, opts.Scanner.ScanLeftOut, func() (*os.File, error) { return e.openSrc(rec) }, rec.Path)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return readFailed(rec, "secrets", err)
+		}
+		rec.scanned = true
+		if len(scan.Findings) > 0 {
+			rec.scan = scan
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if rec.scan == nil {
+			continue
+		}
+		for j, fd := range rec.scan.Findings {
+			if (opts.masks(fd.Kind) || opts.Mode == modeExclude && fd.Kind == rules.KindCredential) &&
+				!opts.Scanner.AllowsPath(fd.Rule, rec.Path) {
+				rec.scan.AddValues(opts.Values, j)
+			}
+		}
+	}
+	return nil
+}
+
+// SecretNames looks for credentials in every record's path and symlink
+// target and in the pruned directories' paths, after SecretValues and
+// before dedup: with the credential rules, and for every value caught in
+// any content (a name holding a token caught in a file is masked too). A
+// record whose name or target holds one gets it masked in files.json
+// ([REDACTED:fingerprint] keeps paths unique), loses its staged copy (the
+// name would show in tree/), and gets reason "secret-in-name"; the
+// findings are returned under the masked path. Names are short, so this
+// runs on one goroutine.
+func (e *Env) SecretNames(ctx context.Context, opts SecretOptions, recs []*Record, pruned []Pruned) ([]secrets.PathFinding, error) {
+	m, err := opts.Scanner.MatcherContext(ctx, opts.Values)
+	if err != nil {
+		return nil, err
+	}
 	var out []secrets.PathFinding
 	for _, rec := range recs {
 		var inPath []secrets.Finding
 		if !rec.Memo.NameClean {
 			inPath = opts.Scanner.ScanName(rec.Path, opts.Values)
 		}
-		inTarget := opts.Scanner.ScanName(rec.LinkTarget, opts.Values)
+		inPath = withValues(inPath, m.ScanName(rec.Path))
+		inTarget := withValues(opts.Scanner.ScanName(rec.LinkTarget, opts.Values), m.ScanName(rec.LinkTarget))
 		if len(inPath)+len(inTarget) == 0 {
 			continue
 		}
@@ -81,22 +143,39 @@ func (e *Env) SecretNames(opts SecretOptions, recs []*Record, pruned []Pruned) [
 		}
 	}
 	for i := range pruned {
-		if fs := opts.Scanner.ScanName(pruned[i].Path, opts.Values); len(fs) > 0 {
+		fs := withValues(opts.Scanner.ScanName(pruned[i].Path, opts.Values), m.ScanName(pruned[i].Path))
+		if len(fs) > 0 {
 			pruned[i].Path = secrets.MaskName(pruned[i].Path, fs)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// withValues adds to a name's rule findings the values found in it that no
+// rule finding overlaps, in order.
+func withValues(byRules, byValues []secrets.Finding) []secrets.Finding {
+	for _, v := range byValues {
+		if !slices.ContainsFunc(byRules, func(f secrets.Finding) bool { return f.Start < v.End && v.Start < f.End }) {
+			byRules = append(byRules, v)
+		}
+	}
+	slices.SortFunc(byRules, func(a, b secrets.Finding) int { return cmp.Compare(a.Start, b.Start) })
+	return byRules
 }
 
 // NamesClean reports whether SecretNames would find nothing in any record's
 // path or link target: a refresh that reads no file takes the previous
 // snapshot's findings only then.
-func (e *Env) NamesClean(opts SecretOptions, recs []*Record) bool {
+func (e *Env) NamesClean(ctx context.Context, opts SecretOptions, recs []*Record) bool {
+	m, err := opts.Scanner.MatcherContext(ctx, opts.Values)
+	if err != nil {
+		return false // cancelled: the run ends anyway
+	}
 	for _, rec := range recs {
 		if !rec.Memo.NameClean && len(opts.Scanner.ScanName(rec.Path, opts.Values)) > 0 {
 			return false
 		}
-		if len(opts.Scanner.ScanName(rec.LinkTarget, opts.Values)) > 0 {
+		if len(opts.Scanner.ScanName(rec.LinkTarget, opts.Values)) > 0 || len(m.ScanName(rec.Path))+len(m.ScanName(rec.LinkTarget)) > 0 {
 			return false
 		}
 	}
@@ -194,13 +273,17 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	// Pass 2: every value masked anywhere, in every staged file, but a reused text none
 	// of whose values occurred in when the previous run looked, if it looked for all.
 	if opts.Values != nil && opts.Values.Len() > 0 {
-		m := sc.Matcher(opts.Values)
+		m, err := sc.MatcherContext(ctx, opts.Values)
+		if err != nil {
+			return nil, err
+		}
 		known := opts.ValuesKnown != nil && opts.ValuesKnown(opts.Values)
 		if err := pool(ctx, canon, workers, func(i int, rec *Record) error {
 			if known && rec.Memo.ValuesClean {
 				return nil
 			}
-			hits, err := m.ScanFile(e.treePath(rec))
+			// What pass 1 masks here is not walked again (a key block's own lines).
+			hits, err := m.ScanFileContext(ctx, e.treePath(rec), results[i].mask)
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
@@ -258,12 +341,16 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		for _, h := range holders(rec) {
 			// Redaction changed the shared copy: every holder reports it.
 			h.Hash, h.Lines, h.Tokens, h.OutSize = rec.Hash, rec.Lines, rec.Tokens, rec.OutSize
+			h.Masked = 0
+			if !res.exclude {
+				h.Masked = len(secrets.Masks(res.mask, -1))
+			}
 			fs := res.byHolder[h]
 			slices.SortFunc(fs, func(a, b secrets.Finding) int { return cmp.Compare(a.Start, b.Start) })
 			h.Secrets = 0
 			for _, f := range fs {
 				if !opts.Baseline[f.Fingerprint] {
-					out = append(out, secrets.PathFinding{Path: h.Path, Finding: f})
+					out = append(out, secrets.PathFinding{Path: h.Path, Finding: f, Staged: !res.exclude})
 					h.Secrets++
 				}
 			}
@@ -278,6 +365,29 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 				h.Reason, h.DuplicateOf, h.Hash = "secret", "", ""
 			}
 		}
+	}
+	// The files the tree leaves out (SecretValues scanned them): reported,
+	// counted, nothing to mask.
+	for _, rec := range recs {
+		if !leftOut(rec) && rec.Reason != "secret-in-name" {
+			continue
+		}
+		if rec.scanned {
+			rec.Memo.Clean = rec.scan == nil
+		}
+		if rec.scan == nil {
+			continue
+		}
+		if rec.Reason != "secret-in-name" {
+			rec.Secrets = 0
+		}
+		for _, f := range rec.scan.Findings {
+			if !opts.Baseline[f.Fingerprint] && !sc.AllowsPath(f.Rule, rec.Path) {
+				out = append(out, secrets.PathFinding{Path: rec.Path, Finding: f})
+				rec.Secrets++
+			}
+		}
+		rec.scan = nil
 	}
 	secrets.SortFindings(out)
 	return out, nil
@@ -300,15 +410,20 @@ func pool(ctx context.Context, recs []*Record, workers int, fn func(int, *Record
 }
 
 // scanStaged scans one staged copy (name on disk, path in the repository)
-// for every rule. The scanner stops between reads and keyword windows once
-// ctx is done, but one regular expression over one window cannot be
-// interrupted, and on a 200 MB line dense with keywords a window is a
-// 32 MiB line that takes seconds: so a cancelled run does not wait for it.
-// The scan goes on in the background until that window is done and its
-// result is dropped; the file it reads may be removed meanwhile (an open
-// file outlives its name).
+// for every rule.
 func scanStaged(ctx context.Context, sc *secrets.Scanner, name, path string) (*secrets.Scan, error) {
-	f, err := os.Open(name)
+	return scanOpened(ctx, sc.ScanReader, func() (*os.File, error) { return os.Open(name) }, path)
+}
+
+// scanOpened runs scan over the file open gives, held at path. The
+// scanner stops between reads and keyword windows once ctx is done, but one
+// regular expression over one window cannot be interrupted, and on a 200 MB
+// line dense with keywords a window is a 32 MiB line that takes seconds: so
+// a cancelled run does not wait for it. The scan goes on in the background
+// until that window is done and its result is dropped; the file it reads may
+// be removed meanwhile (an open file outlives its name).
+func scanOpened(ctx context.Context, scan func(context.Context, io.Reader, string) (*secrets.Scan, error), open func() (*os.File, error), path string) (*secrets.Scan, error) {
+	f, err := open()
 	if err != nil {
 		return nil, err
 	}
@@ -319,8 +434,8 @@ func scanStaged(ctx context.Context, sc *secrets.Scanner, name, path string) (*s
 	done := make(chan result, 1)
 	go func() {
 		defer f.Close()
-		scan, err := sc.ScanReader(ctx, &sourceReader{ctx: ctx, r: f}, path)
-		done <- result{scan, err}
+		sc, err := scan(ctx, &sourceReader{ctx: ctx, r: f}, path)
+		done <- result{sc, err}
 	}()
 	select {
 	case r := <-done:

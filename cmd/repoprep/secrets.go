@@ -31,8 +31,10 @@ func addSecretFlags(fs *flags, opts *pipeline.Options, sf *secretFlags) {
 	fs.doc("fail-on-secrets", "", "", "")
 	fs.StringVar(&sf.failOn, "fail-on", "", "exit 3 on findings of these kinds: credential, or pii (credentials and personal data)")
 	fs.doc("fail-on", "", "KINDS", "")
-	fs.StringVar(&opts.PII, "pii", "", "personal data (internal addresses, phone numbers): redact, report or off")
-	fs.doc("pii", "", "MODE", "as --secrets, exclude meaning redact")
+	fs.StringVar(&opts.PII, "pii", "", "personal data (internal addresses, phone numbers): report, redact or off")
+	fs.doc("pii", "", "MODE", "report")
+	fs.BoolVar(&opts.InlineAllow, "inline-allow", false, "a repoprep:allow comment on a finding's line marks it acknowledged: still masked, not failed on")
+	fs.doc("inline-allow", "", "", "")
 	fs.StringVar(&opts.Baseline, "baseline", "", "findings whose fingerprints FILE lists (from repoprep baseline, or a secrets.json) are not reported or failed on")
 	fs.doc("baseline", "", "FILE", "")
 }
@@ -79,11 +81,12 @@ func fingerprintKey() ([]byte, error) {
 	return key, nil
 }
 
-// failing counts the findings of the given kinds.
+// failing counts the findings of the given kinds, but those acknowledged
+// (--inline-allow).
 func failing(fs []secrets.PathFinding, kinds []string) int {
 	n := 0
 	for _, f := range fs {
-		if slices.Contains(kinds, f.Kind) {
+		if slices.Contains(kinds, f.Kind) && !f.Acknowledged {
 			n++
 		}
 	}

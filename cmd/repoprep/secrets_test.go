@@ -52,6 +52,9 @@ func TestFailOnKinds(t *testing.T) {
 	token := "ghp_" + randomToken(36)
 	piiOnly := smallRepo(t, map[string]string{"hosts.txt": "db at 10.20.30.40\n"})
 	leaky := smallRepo(t, map[string]string{"config.env": "GITHUB_TOKEN=" + token + "\n", "hosts.txt": "db at 10.20.30.40\n"})
+	logOnly := smallRepo(t, map[string]string{"debug.log": "GITHUB_TOKEN=" + token + "\n", "main.go": "package main\n"})
+	marked := smallRepo(t, map[string]string{"test_api.py": "TOKEN = \"" + token + "\"  # " + secrets.AckMarker + "\n"})
+	jsonMarked := smallRepo(t, map[string]string{"config.json": `{"token": "` + token + `", "note": "` + secrets.AckMarker + `"}` + "\n"})
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -63,6 +66,13 @@ func TestFailOnKinds(t *testing.T) {
 		{"credential with --fail-on=credential", []string{"--fail-on", "credential"}, leaky, exitSecrets},
 		{"bad kind", []string{"--fail-on", "passwords"}, leaky, exitUsage},
 		{"pii off", []string{"--fail-on=pii", "--pii", "off"}, piiOnly, exitOK},
+		// A token in a committed log: nothing is staged, the finding fails the run.
+		{"credential in a log only", []string{"--fail-on-secrets"}, logOnly, exitSecrets},
+		// The tree's own marker counts for nothing; the user's --inline-allow
+		// acknowledges the one finding it follows (still masked).
+		{"marker without --inline-allow", []string{"--fail-on-secrets"}, marked, exitSecrets},
+		{"marker with --inline-allow", []string{"--fail-on-secrets", "--inline-allow"}, marked, exitOK},
+		{"marker in a JSON value", []string{"--fail-on-secrets", "--inline-allow"}, jsonMarked, exitSecrets},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"run", "-q", "-o", filepath.Join(t.TempDir(), "o")}, tt.args...)

@@ -89,6 +89,35 @@ func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) (*Sc
 	return sc, nil
 }
 
+// ScanLeftOut is ScanReader for a file the tree leaves out (a log, a dump, an archive),
+// read as it is in the source: only credential rules run (what is not published leaks
+// no personal data), and on a binary content (a NUL byte in its first 8,000, as git
+// decides) only those with a format of their own, not the judged assignments
+// (password = ...), which read compressed bytes as text.
+func (s *Scanner) ScanLeftOut(ctx context.Context, r io.Reader, path string) (*Scan, error) {
+	br := bufio.NewReaderSize(r, 8000)
+	head, _ := br.Peek(8000)
+	binary := bytes.IndexByte(head, 0) >= 0
+	skip := s.pathSkips(path)
+	if skip == nil {
+		skip = make([]bool, len(s.rules))
+	}
+	for i := range s.rules {
+		if s.rules[i].kind != rules.KindCredential || binary && s.rules[i].assignment {
+			skip[i] = true
+		}
+	}
+	hits, err := s.scanReader(ctx, br, skip, formatOf(path), chunkBytes)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scan{Findings: stripHits(hits), values: make([][][]byte, len(hits))}
+	for i, h := range hits {
+		sc.values[i] = h.values
+	}
+	return sc, nil
+}
+
 // ScanBytes is ScanReader for a content held whole in memory (the
 // pipeline's per-file loop holds each text it stages): it is scanned where
 // it lies, without ScanReader's 4 MiB read buffer. A content longer than

@@ -53,3 +53,24 @@ func MaskName(name string, fs []Finding) string {
 	b.WriteString(name[pos:])
 	return b.String()
 }
+
+// ScanName finds the matcher's values in a name (a path or a link target), as ScanFile
+// does in a file: findings with line 0 and their column in the name. A name holding a
+// value caught in some content is masked like one a rule catches.
+func (m *Matcher) ScanName(name string) []Finding {
+	if m == nil || m.Len() == 0 || name == "" {
+		return nil
+	}
+	spans, err := m.find(strings.NewReader(name), valueBlockBytes)
+	if err != nil || len(spans) == 0 {
+		return nil // a strings.Reader does not fail
+	}
+	fs, err := m.locate(strings.NewReader(name), spans)
+	if err != nil {
+		return nil
+	}
+	for i := range fs {
+		fs[i].Line = 0
+	}
+	return fs
+}

@@ -14,6 +14,10 @@ import (
 type PathFinding struct {
 	Path string `json:"path"` // slash-separated, relative to the scanned root
 	Finding
+	// Staged: the file has a copy in the snapshot's tree (where the finding is masked
+	// when its kind is); false for a file left out (a log, a dump, a minified bundle,
+	// an oversize file), whose findings are reported and counted all the same.
+	Staged bool `json:"staged"`
 }
 
 // sarifFingerprintKey names our fingerprint among a result's partialFingerprints.
@@ -50,6 +54,12 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 	type location struct {
 		PhysicalLocation physical `json:"physicalLocation"`
 	}
+	// suppression marks an acknowledged finding (an inline marker the user
+	// opted in to): code scanning shows it as dismissed.
+	type suppression struct {
+		Kind          string `json:"kind"`
+		Justification string `json:"justification"`
+	}
 	type result struct {
 		RuleID              string            `json:"ruleId"`
 		RuleIndex           int               `json:"ruleIndex"`
@@ -57,6 +67,7 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 		Message             text              `json:"message"`
 		Locations           []location        `json:"locations"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Suppressions        []suppression     `json:"suppressions,omitempty"`
 	}
 
 	sorted := slices.Clone(findings)
@@ -95,11 +106,16 @@ func WriteSARIF(w io.Writer, findings []PathFinding, version string) error {
 	}
 	results := make([]result, 0, len(sorted))
 	for _, f := range sorted {
+		var sup []suppression
+		if f.Acknowledged {
+			sup = []suppression{{Kind: "inSource", Justification: AckMarker + " on the line (--inline-allow)"}}
+		}
 		results = append(results, result{
-			RuleID:    f.Rule,
-			RuleIndex: ruleIndex[f.Rule],
-			Level:     sarifLevel(f.Severity),
-			Message:   text{f.Description + ": " + f.Match},
+			Suppressions: sup,
+			RuleID:       f.Rule,
+			RuleIndex:    ruleIndex[f.Rule],
+			Level:        sarifLevel(f.Severity),
+			Message:      text{f.Description + ": " + f.Match},
 			Locations: []location{{PhysicalLocation: physical{
 				ArtifactLocation: artifact{URI: uriPath(f.Path), URIBaseID: "%SRCROOT%"},
 				Region:           region{StartLine: max(f.Line, 1), StartColumn: max(f.Column, 1)},

@@ -32,8 +32,12 @@ type Finding struct {
 	Severity    string `json:"severity"`    // high, medium or low
 	Match       string `json:"match"`       // masked: a short prefix, an ellipsis and the length, e.g. AKIA…(20)
 	Fingerprint string `json:"fingerprint"` // rule id and a keyed hash of the secret; see fingerprint
-	Start       int64  `json:"-"`           // byte offsets of what is masked in the content, for Redact
-	End         int64  `json:"-"`
+	// Acknowledged: the user opted in to inline markers (WithInlineAcks) and the
+	// finding's line carries one in a comment after it. The value is masked all the
+	// same; reports say so and --fail-on does not count it.
+	Acknowledged bool  `json:"acknowledged,omitempty"`
+	Start        int64 `json:"-"` // byte offsets of what is masked in the content, for Redact
+	End          int64 `json:"-"`
 }
 
 // hit is a Finding with the values the cross-file pass must mask wherever they occur: the
@@ -50,6 +54,8 @@ type Scanner struct {
 	byKw    [][]int // keyword (automaton pattern) index -> indexes of the rules it gates
 	always  []int   // rules without keywords: they run over the whole content
 	fpKeyed *blake3.Hasher
+	// inlineAcks: an inline marker acknowledges a finding (WithInlineAcks).
+	inlineAcks bool
 
 	winPool sync.Pool // *windowSet, for windows
 }
@@ -84,6 +90,14 @@ type Option func(*Scanner) error
 // without the key can test a guess (a phone number, an IP) against a fingerprint.
 func WithFingerprintKey(key []byte) Option {
 	return func(s *Scanner) error { return s.setFingerprintKey(key) }
+}
+
+// WithInlineAcks lets an inline marker (AckMarker, a whole word in a comment after the
+// finding on its own line) acknowledge that one finding: it is still masked and
+// reported, marked acknowledged. Only the user's command line turns it on: the scanned
+// tree can never change what is masked.
+func WithInlineAcks() Option {
+	return func(s *Scanner) error { s.inlineAcks = true; return nil }
 }
 
 // fingerprintContext is the BLAKE3 derive-key context; change the version to change every
@@ -374,18 +388,17 @@ func resolveOverlaps(cands []candidate) []candidate {
 	return out
 }
 
-// allowMarker on a line keeps every finding on it out of the report and the redaction.
-var allowMarker = []byte("repoprep:allow")
-
 // findings turns sorted candidates into hits. line0 is the line number of content[0] and
-// base its offset in a larger file. A candidate whose line holds allowMarker is dropped.
+// base its offset in a larger file. Nothing in content can drop a candidate: an inline
+// marker (acknowledges) at most marks one as acknowledged, when the scanner was made
+// WithInlineAcks.
 func (s *Scanner) findings(content []byte, cands []candidate, line0 int, base int64) []hit {
 	if len(cands) == 0 {
 		return nil
 	}
 	out := make([]hit, 0, len(cands))
 	line, lineStart, pos := line0, 0, 0
-	for _, c := range cands {
+	for i, c := range cands {
 		seg := content[pos:c.start]
 		if n := bytes.Count(seg, nl); n > 0 {
 			line += n
@@ -396,22 +409,24 @@ func (s *Scanner) findings(content []byte, cands []candidate, line0 int, base in
 		if i := bytes.IndexByte(content[c.start:], '\n'); i >= 0 {
 			lineEnd = c.start + i
 		}
-		if bytes.Contains(content[lineStart:lineEnd], allowMarker) {
-			continue
-		}
+		// The marker speaks for the one finding on its line: not for a line
+		// holding two, nor for a span that runs past its line (a key block).
+		alone := (i == 0 || cands[i-1].end <= lineStart) && (i+1 == len(cands) || cands[i+1].start > lineEnd)
+		ack := s.inlineAcks && alone && c.end <= lineEnd && acknowledges(content[c.end:lineEnd])
 		r := &s.rules[c.rule]
 		secret := content[c.secret.start:c.secret.end]
 		h := hit{Finding: Finding{
-			Line:        line,
-			Column:      utf8.RuneCount(content[lineStart:c.start]) + 1,
-			Rule:        r.id,
-			Description: r.desc,
-			Kind:        r.kind,
-			Severity:    r.severity,
-			Match:       mask(secret),
-			Fingerprint: s.fingerprint(r.id, secret),
-			Start:       base + int64(c.start),
-			End:         base + int64(c.end),
+			Line:         line,
+			Column:       utf8.RuneCount(content[lineStart:c.start]) + 1,
+			Rule:         r.id,
+			Description:  r.desc,
+			Kind:         r.kind,
+			Severity:     r.severity,
+			Match:        mask(secret),
+			Fingerprint:  s.fingerprint(r.id, secret),
+			Start:        base + int64(c.start),
+			End:          base + int64(c.end),
+			Acknowledged: ack,
 		}}
 		h.values = appendValues(h.values, secret)
 		if c.secret != c.span {
