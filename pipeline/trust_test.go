@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/snapshot"
@@ -213,4 +216,58 @@ func TestEveryCopyOfAShortPassword(t *testing.T) {
 		t.Fatal("app.properties: the password is not caught, so there is no copy to mask")
 	}
 	grepOut(t, filepath.Join(out, snapshot.TreeDir), map[string]string{"password": pw})
+}
+
+// keyBlock is a PGP private key block of about n bytes of random base64
+// lines, and its lines.
+func keyBlock(t *testing.T, n int) (string, []string) {
+	lines := make([]string, 0, n/65)
+	for range n / 65 {
+		lines = append(lines, randFrom(t, alnum+"+/", 64))
+	}
+	return "-----BEGIN PGP " + "PRIVATE KEY BLOCK-----\n\n" + strings.Join(lines, "\n") + "\n-----END PGP " + "PRIVATE KEY BLOCK-----\n", lines
+}
+
+// TestLargeKeyBlock: a 4 MB private key block (1 MB under -short) is one
+// finding, masked whole, its lines masked where they are copied, and a
+// cancel in the secret stage ends the run within a second (2 s allowed on
+// a loaded machine). With the trie the value pass used, a 1.2 MB block took
+// 30 s and 2.7 GB.
+func TestLargeKeyBlock(t *testing.T) {
+	size := 4 << 20
+	if testing.Short() {
+		size = 1 << 20
+	}
+	block, lines := keyBlock(t, size)
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{
+		"keys/release.asc": block,
+		"docs/keys.md":     "The key begins\n\n    " + lines[0] + "\n    " + lines[1] + "\n\nand ends " + lines[len(lines)-1] + "\n",
+	})
+	out := filepath.Join(t.TempDir(), "out")
+	res := runFixture(t, src, out, func(o *Options) { o.MaxTextBytes = 64 << 20 })
+	grepOut(t, filepath.Join(out, snapshot.TreeDir), map[string]string{"line 1": lines[0], "line 2": lines[1], "last line": lines[len(lines)-1]})
+	if n := len(findingsAt(res)["keys/release.asc"]); n != 1 {
+		t.Errorf("keys/release.asc: %d findings, want the block as one", n)
+	}
+
+	for _, after := range []time.Duration{0, 20 * time.Millisecond} {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancelled := make(chan time.Time, 1)
+		hook := func() {
+			go func() {
+				time.Sleep(after)
+				cancelled <- time.Now()
+				cancel()
+			}()
+		}
+		_, err := Run(ctx, Options{Root: src, OutDir: filepath.Join(t.TempDir(), "out"), Workers: 2, MaxTextBytes: 64 << 20, Progress: onStage{"secrets", hook}})
+		took := time.Since(<-cancelled)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancel %v into the secret stage: err = %v, want context.Canceled", after, err)
+		}
+		if took > 2*time.Second {
+			t.Errorf("cancel %v into the secret stage: the run ended %v later, want under 1 s", after, took)
+		}
+	}
 }
