@@ -62,9 +62,11 @@ func (v *Values) Add(ruleID string, value []byte) {
 }
 
 // add puts values, already split by appendValues, into the set. Whatever their shape: a
-// caught password that reads like a word (welcome1) is still a password in a README's
-// docker command line. Only the stop list's words (password, changeme, localhost) are
-// left out, since one rule catching one as a value would mask it all over the tree.
+// caught password that reads like a word (welcome1, Summer2024, MyPassw0rd) is still a
+// password in a README's docker command line. Left out are the stop list's words
+// (password, changeme, localhost) and plain lower-case words (plainWord), since one rule
+// catching one as a value would mask it all over the tree: on CredData's repositories a
+// single "connection" caught as a password became 165 masked lines.
 func (v *Values) add(ruleID string, values [][]byte) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -82,7 +84,7 @@ func (v *Values) add(ruleID string, values [][]byte) {
 	fresh := make([][]byte, 0, len(values))
 	size := 0
 	for _, val := range values {
-		if len(val) < minValueBytes || rules.NotSecret(val) {
+		if len(val) < minValueBytes || rules.NotSecret(val) || plainWord(val) {
 			continue
 		}
 		if _, ok := v.rules[string(val)]; !ok {
@@ -180,4 +182,16 @@ var lineCut = [256]bool{'\n': true, '\r': true, '"': true, '\'': true, ',': true
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// plainWord reports whether v is made of lower-case ASCII letters, with at most
+// '-', '_' or '.' between them: application, spring-boot-demo, flags.stopped. Such a
+// value is masked where a rule caught it, never looked for elsewhere.
+func plainWord(v []byte) bool {
+	for _, c := range v {
+		if !('a' <= c && c <= 'z' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
