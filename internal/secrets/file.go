@@ -78,7 +78,12 @@ func (sc *Scan) AddValues(vals *Values, i int) {
 // It stops with ctx's error once ctx is done, between reads and between keyword windows:
 // a 200 MB line dense with keywords takes minutes to scan.
 func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) (*Scan, error) {
-	hits, err := s.scanReader(ctx, r, nil, formatOf(path), chunkBytes)
+	return s.scan(ctx, r, nil, path)
+}
+
+// scan is ScanReader without the rules skip marks.
+func (s *Scanner) scan(ctx context.Context, r io.Reader, skip []bool, path string) (*Scan, error) {
+	hits, err := s.scanReader(ctx, r, skip, formatOf(path), chunkBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +112,7 @@ func (s *Scanner) ScanLeftOut(ctx context.Context, r io.Reader, path string) (*S
 			skip[i] = true
 		}
 	}
-	hits, err := s.scanReader(ctx, br, skip, formatOf(path), chunkBytes)
-	if err != nil {
-		return nil, err
-	}
-	sc := &Scan{Findings: stripHits(hits), values: make([][][]byte, len(hits))}
-	for i, h := range hits {
-		sc.values[i] = h.values
-	}
-	return sc, nil
+	return s.scan(ctx, br, skip, path)
 }
 
 // ScanBytes is ScanReader for a content held whole in memory (the
