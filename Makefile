@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test check part lint vet cross cross-all staticcheck rsscap race whole short portable bench-portable fuzz bench bench-serve bench-shapes bench-run check-tokens bench-secrets bench-extract bench-encoding bench-refresh bench-tokens-peers fmt clean release pgo
+.PHONY: build test check part lint vet cross cross-all staticcheck rsscap race whole short portable bench-portable fuzz bench bench-serve bench-shapes bench-run check-tokens bench-secrets bench-creddata bench-extract bench-encoding bench-refresh bench-tokens-peers fmt clean release pgo
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -202,6 +202,38 @@ bench-secrets:
 	  export REPOPREP_GITLEAKS=$$gobin/gitleaks; else echo "gitleaks not installed: comparison skipped"; fi; \
 	REPOPREP_BENCH_SECRETS=1 $(GO) test ./internal/secrets -run 'TestLabeledCorpus' -count=1 -v | grep -v '^=== RUN'; \
 	status=$$?; rm -rf $$gobin; exit $$status
+# Secret detection on Samsung's CredData benchmark (labelled lines of real
+# repositories), line level, beside gitleaks when REPOPREP_GITLEAKS names
+# its binary. REPOPREP_CREDDATA is a directory holding CredData's meta/
+# and data/, as its own download_data.py makes them (HOWTO in the
+# scorer's package comment, internal/tools/creddata). repoprep runs once
+# per repository (CREDDATA_RUNS=each, how users run it: repoprep masks every
+# copy of a value found anywhere in one run, so one run over all of data/
+# carries a password of one repository into the other 300), or once over
+# data/ with CREDDATA_RUNS=one. Personal-data rules are off (--pii off):
+# CredData labels credentials only.
+CREDDATA_RUNS ?= each
+bench-creddata:
+	@if [ -z "$(REPOPREP_CREDDATA)" ]; then echo "bench-creddata: set REPOPREP_CREDDATA=DIR (CredData's meta/ and data/); skipped"; exit 0; fi; \
+	test -d "$(REPOPREP_CREDDATA)/meta" && test -d "$(REPOPREP_CREDDATA)/data" || { echo "bench-creddata: $(REPOPREP_CREDDATA) has no meta/ or data/"; exit 2; }; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) build -o $$tmp/repoprep ./cmd/repoprep && $(GO) build -o $$tmp/creddata ./internal/tools/creddata || exit 1; \
+	echo "bench-creddata: repoprep $$(git rev-parse --short HEAD 2>/dev/null)$$(test -z "$$(git status --porcelain 2>/dev/null)" || echo ' (dirty tree)'), runs: $(CREDDATA_RUNS)"; \
+	if [ "$(CREDDATA_RUNS)" = one ]; then \
+	  REPOPREP_TOKENS_CACHE=off $$tmp/repoprep run --pii off -q -o $$tmp/out "$(REPOPREP_CREDDATA)/data" || exit 1; \
+	  secrets=$$tmp/out/secrets.json; files=$$tmp/out/files.json; \
+	else \
+	  for d in "$(REPOPREP_CREDDATA)"/data/*/; do \
+	    REPOPREP_TOKENS_CACHE=off $$tmp/repoprep run --pii off -q -o "$$tmp/outs/$$(basename "$$d")" "$$d" || exit 1; \
+	  done; \
+	  secrets="$$tmp/outs/*/secrets.json"; files="$$tmp/outs/*/files.json"; \
+	fi; \
+	gitleaks=; \
+	if [ -n "$(REPOPREP_GITLEAKS)" ]; then \
+	  "$(REPOPREP_GITLEAKS)" dir --no-banner --redact --exit-code 0 -f json -r $$tmp/gitleaks.json "$(REPOPREP_CREDDATA)/data" 2>/dev/null || exit 1; \
+	  gitleaks="-gitleaks $$tmp/gitleaks.json"; \
+	else echo "bench-creddata: REPOPREP_GITLEAKS unset: gitleaks comparison skipped"; fi; \
+	$$tmp/creddata -meta "$(REPOPREP_CREDDATA)/meta" -data "$(REPOPREP_CREDDATA)/data" -secrets "$$secrets" -files "$$files" $$gitleaks
 # Extraction over a real document corpus (a directory nobody here wrote):
 # per format extracted/refused, slowest document against the time limit,
 # and PDF word agreement with poppler's pdftotext. DOC_CORPUS=DIR.
