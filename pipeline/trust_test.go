@@ -132,19 +132,24 @@ func TestLeftOutFilesScanned(t *testing.T) {
 
 // TestNameHoldsCaughtValue: a name holding a value caught in a content is
 // masked in files.json, REPO_MAP.md, the indexes and the tree, as one a
-// rule catches; identifier characters are boundaries for a short value.
+// rule catches; identifier characters are boundaries for a fixed-prefix
+// format (backup_AKIA….txt) and for a short value.
 func TestNameHoldsCaughtValue(t *testing.T) {
 	tok := "gh" + "p_" + randFrom(t, alnum, 36)
+	aws := "AKIA" + randFrom(t, upperDigits, 16)
 	src := t.TempDir()
 	writeFiles(t, src, map[string]string{
 		"ci.yml":                "token: " + tok + "\n",
 		"tok_" + tok + ".txt":   "a note\n",
 		"dir_" + tok + "/a.txt": "another note\n",
+		// Fixed-prefix formats: '_' is a boundary as '-' is, in names and text.
+		"backup_" + aws + ".txt": "nothing secret inside\n",
+		"notes.md":               "key_" + tok + " and backup_" + aws + "\n",
 	})
 	out := filepath.Join(t.TempDir(), "out")
 	res := runFixture(t, src, out, nil)
-	grepOut(t, out, map[string]string{"token": tok})
-	grepNames(t, out, map[string]string{"token": tok})
+	grepOut(t, out, map[string]string{"token": tok, "aws key": aws})
+	grepNames(t, out, map[string]string{"token": tok, "aws key": aws})
 	n := 0
 	for _, e := range res.Manifest.Files {
 		if e.Reason == "secret-in-name" {
@@ -154,8 +159,8 @@ func TestNameHoldsCaughtValue(t *testing.T) {
 			}
 		}
 	}
-	if n != 2 {
-		t.Errorf("%d entries with secret-in-name, want 2", n)
+	if n != 3 {
+		t.Errorf("%d entries with secret-in-name, want 3", n)
 	}
 }
 

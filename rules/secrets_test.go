@@ -29,7 +29,9 @@ func TestDefaultSecretRules(t *testing.T) {
 	}
 	for _, id := range []string{"aws-access-key-id", "aws-secret-access-key", "github-token", "gitlab-token",
 		"slack-token", "slack-webhook", "stripe-key", "google-api-key", "private-key", "jwt",
-		"generic-api-key", "password-assignment", "connection-string", "internal-ipv4", "cn-mobile", "e164-phone"} {
+		"generic-api-key", "password-assignment", "connection-string", "internal-ipv4", "cn-mobile", "e164-phone",
+		"nkey-seed", "jwk-private", "jwk-private-base64", "akamai-edgegrid-token", "wechat-app-secret",
+		"tencent-secret-key", "docker-config-auth", "sql-password", "cli-password", "uuid-credential"} {
 		if !seen[id] {
 			t.Errorf("no default rule %s", id)
 		}
@@ -44,6 +46,9 @@ func TestNoLiteralCredentials(t *testing.T) {
 		`ghp_[0-9A-Za-z]{36}`,
 		`xox[bp]-`,
 		`-----BEGIN[ A-Z]*PRIVATE KEY-----`,
+		`S[ACNOPUX]A[A-Z2-7]{55}`,             // NATS NKEY seeds
+		`akab-[a-z0-9]{16}-[a-z0-9]{16}`,      // Akamai EdgeGrid tokens
+		`"(?:d|p|q|k)":\s*"[A-Za-z0-9_-]{40}`, // JWK private members
 	} {
 		for name, data := range map[string][]byte{"secrets.toml": defaultSecretsTOML, "providers.toml": defaultProvidersTOML} {
 			if loc := regexp.MustCompile(pat).FindIndex(data); loc != nil {

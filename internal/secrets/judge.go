@@ -30,6 +30,8 @@ var codeExts = map[string]bool{
 	".pm": true, ".r": true, ".vue": true, ".svelte": true, ".ex": true, ".exs": true, ".clj": true, ".fs": true,
 	".vb": true, ".ps1": true, ".psm1": true, ".jl": true, ".hs": true, ".ml": true, ".erl": true, ".coffee": true,
 	".haml": true, ".slim": true, ".jsp": true, ".aspx": true, ".cshtml": true, ".razor": true, ".s": true, ".asm": true,
+	// schemas: password = 3 is a field's number, password: String! a type
+	".proto": true, ".thrift": true, ".graphql": true, ".gql": true, ".tl": true,
 }
 
 var proseExts = map[string]bool{
@@ -55,7 +57,8 @@ func formatOf(p string) format {
 
 var (
 	// referenceRE: the value names where the secret lives instead of being it.
-	referenceRE = regexp.MustCompile(`^(?:(?:op|vault|awssm|gcpsm|azkv|ssm|secretsmanager|keyvault|sops|k8s|env|file)://|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|%[A-Za-z_][A-Za-z0-9_]*%$|@[A-Za-z_][A-Za-z0-9_]*@$|(?i:env|process\.env|os\.environ|os\.getenv|getenv|system\.getenv|environment\.getenvironmentvariable|secrets|vault|ref\+|!vault|arn:aws:secretsmanager|projects/[^/]+/secrets/)[.:\[(/])`)
+	// $$name is a $VAR escaped once more (Makefiles, vite's $$excludedDependencyInstanceCount).
+	referenceRE = regexp.MustCompile(`^(?:(?:op|vault|awssm|gcpsm|azkv|ssm|secretsmanager|keyvault|sops|k8s|env|file)://|\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|%[A-Za-z_][A-Za-z0-9_]*%$|@[A-Za-z_][A-Za-z0-9_]*@$|(?i:env|process\.env|os\.environ|os\.getenv|getenv|system\.getenv|environment\.getenvironmentvariable|secrets|vault|ref\+|!vault|arn:aws:secretsmanager|projects/[^/]+/secrets/)[.:\[(/])`)
 	// hashRE: password hashes in the formats crypt(3), LDAP, Django, MySQL and Postgres
 	// store; a hash is what a system keeps instead of the password.
 	hashRE = regexp.MustCompile(`^(?:\$(?:2[abxy]?|argon2(?:id|i|d)|pbkdf2(?:-sha\d+)?|scrypt|1|5|6|apr1|y|gy|7|sha1|md5|s2k)\$|\{(?i:ssha|ssha256|ssha512|sha|sha256|sha512|md5|smd5|crypt|bcrypt|pbkdf2(?:-sha\d+)?|argon2)\}|(?:pbkdf2_sha\d+|bcrypt(?:_sha256)?|argon2|sha1|md5|scrypt|crypt)\$|\*[0-9A-F]{40}$|md5[0-9a-f]{32}$|SCRAM-SHA-256\$)`)
@@ -69,10 +72,12 @@ var (
 	// identRE: a bare identifier, maybe with a trailing number, or a member chain; in code
 	// that is a variable, not a value.
 	identRE = regexp.MustCompile(`^(?:[A-Za-z_$][A-Za-z_$]*[0-9]{0,4}|[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|->|::|\?\.|:)[A-Za-z_$][A-Za-z0-9_$]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|[A-Za-z_$][A-Za-z0-9_$]*\[[^\]]*\])$`)
-	// camelOrSnakeRE: a name made of words, newPassword or password_confirmation.
-	camelOrSnakeRE = regexp.MustCompile(`^(?:[a-z]{2,}(?:[A-Z][a-z]{2,})+|[a-z]{2,}(?:_[a-z0-9]+)+)$`)
+	// camelOrSnakeRE: a name made of words, newPassword, password_confirmation or
+	// integration-test (kebab case: a project's, a host's or a test's name).
+	camelOrSnakeRE = regexp.MustCompile(`^(?:[a-z]{2,}(?:[A-Z][a-z]{2,})+|[a-z]{2,}(?:_[a-z0-9]+)+|[a-z]{2,}(?:-[a-z]+)+(?:-[0-9]+)?)$`)
 	// commentRE: the line so far opens a comment, where code reads like prose.
-	commentRE = regexp.MustCompile(`^\s*(?://|#|\*|/\*|--|;|<!--|%|')`)
+	// A ' opens a comment (Visual Basic) only before a space: 'password' => is PHP's key.
+	commentRE = regexp.MustCompile(`^\s*(?://|#|\*|/\*|--|;|<!--|%|'\s)`)
 )
 
 // judgeAssignment decides whether the value content[gs:ge], assigned in a match that
@@ -80,7 +85,10 @@ var (
 // values) that is not a reference, a password hash, a path or a label, under a key the
 // rule wants. f is the content's format.
 func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
-	key := assignedKey(content, ms, gs)
+	key, call := assignedKey(content, ms, gs)
+	if call && !(setterRE.MatchString(key) && soleArgument(content, ge)) {
+		return false // only a setter's one argument is assigned: setPassword("..."), not check(password, "...")
+	}
 	if r.key != nil && !r.key.MatchString(key) {
 		return false
 	}
@@ -88,6 +96,9 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 		if re.MatchString(key) {
 			return false
 		}
+	}
+	if jwkMembers[key] && !inJWK(content, ms) {
+		return false // "d", "p", "k" name a private key's parts only in a JSON Web Key
 	}
 	if ms > 0 && (content[ms-1] == '$' || ms > 1 && content[ms-2] == '$' && content[ms-1] == '{') &&
 		!bytes.ContainsRune(content[ms:gs], '=') {
@@ -104,12 +115,21 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 	if !quoted {
 		lineStart := bytes.LastIndexByte(content[:ms], '\n') + 1
 		inComment := commentRE.Match(content[lineStart:ms])
-		if f == formatCode && !inComment && (looksLikeExpression(value) || identLike(value) ||
-			ge < len(content) && content[ge] == '.' && ge+1 < len(content) && isAlnum(content[ge+1])) {
-			return false // f.pass = &emptyPass; Pw = 0x48; PrivateKey: testRSA2048PrivateKey; x.y.Public()
+		// "spring.datasource.password=secret" in code is text: the key=value is inside a
+		// string literal that the value is still part of, so a bare word is a value.
+		inString := f == formatCode && content[gs-1] == '=' && isKeyByte(content[gs-2]) && isAlnum(value[0]) &&
+			inLiteral(content[lineStart:ms]) && !bytes.ContainsAny(content[ms:gs], "\"`")
+		if f == formatCode && !inComment && !inString && (looksLikeExpression(value) || identLike(value) ||
+			ge < len(content) && content[ge] == '.' && ge+1 < len(content) && isAlnum(content[ge+1]) ||
+			ge < len(content) && content[ge] == '>' && value[len(value)-1] == '-') {
+			return false // f.pass = &emptyPass; Pw = 0x48; PrivateKey: testRSA2048PrivateKey; x.y.Public(); p->pw = c->pw
 		}
-		if f != formatConfig && f != formatUnknown && identRE.Match(value) {
-			return false // a name in code, prose or a comment: password = passphrase; "password: GID:user_list"
+		if f != formatConfig && f != formatUnknown && !inString && (identRE.Match(value) || digitName(value) || kebabWordsRE.Match(value)) &&
+			!(f == formatProse && envAssignment(content, ms, gs)) {
+			return false // a name or words in code, prose or a comment: password = passphrase; "password: upper-case, lower-case"
+		}
+		if colonChained(content, ms) {
+			return false // a name of names: force:user:password:generate
 		}
 		if value[0] == '$' || value[0] == '!' || value[0] == '=' {
 			return false // $var, $request->input(...), a YAML tag (!vault, !Ref)
@@ -124,10 +144,77 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 	if referenceRE.Match(value) || hashRE.Match(value) || encryptedRE.Match(value) {
 		return false
 	}
+	if namesSetting(key, value) || isPlainURL(value) {
+		return false // secret = "SECRET_KEY", password: "password"; a nonce endpoint's URL
+	}
 	if (pathRE.Match(value) || relPathRE.Match(value) && bytes.Count(value, []byte("/")) >= 2) && shannon(value) < 4.6 {
 		return false // a file path; random base64 that happens to hold slashes scores higher
 	}
 	return !isLabel(value)
+}
+
+// kebabWordsRE is words joined by hyphens, as prose writes them: upper-case, read-only.
+var kebabWordsRE = regexp.MustCompile(`^[a-z]{2,}(?:-[a-z]{2,})+$`)
+
+// colonChained reports whether the key at ms is the last link of a chain of names joined
+// by colons without spaces (a command's path, a permission): user:password:generate.
+func colonChained(content []byte, ms int) bool {
+	start := ms
+	for start > 0 && isKeyByte(content[start-1]) {
+		start--
+	}
+	return start > 1 && content[start-1] == ':' && isAlnum(content[start-2])
+}
+
+// setterRE is the name of a call whose argument is assigned to what it names.
+var setterRE = regexp.MustCompile(`(^|_)(set|with|put)_`)
+
+// soleArgument reports whether the value that ends at ge (a quoted one) closes its call:
+// setPassword("...") assigns it, keyring.set_password("service", user, pw) does not.
+func soleArgument(content []byte, ge int) bool {
+	i := ge
+	if i < len(content) && (content[i] == '"' || content[i] == '\'' || content[i] == '`') {
+		i++
+	}
+	for i < len(content) && (content[i] == ' ' || content[i] == '\t') {
+		i++
+	}
+	return i < len(content) && content[i] == ')'
+}
+
+// inLiteral reports whether a line of code that reads prefix so far is inside a
+// double-quoted or backquoted string: an odd number of unescaped quotes of one kind.
+func inLiteral(prefix []byte) bool {
+	var dq, bq int
+	for i, c := range prefix {
+		if i > 0 && prefix[i-1] == '\\' {
+			continue
+		}
+		switch c {
+		case '"':
+			dq++
+		case '`':
+			bq++
+		}
+	}
+	return dq%2 == 1 || bq%2 == 1
+}
+
+// envNameRE is an environment variable's name as shells and .env files write it.
+var envNameRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// envAssignment reports whether the assignment whose value starts at gs is a shell
+// one, NAME=value with no space around the =: in prose that is a command or a .env
+// file quoted in the text (SUPERVISOR_PASSWORD=Welcome1), where a bare word is a value.
+func envAssignment(content []byte, ms, gs int) bool {
+	if gs < 2 || content[gs-1] != '=' {
+		return false
+	}
+	start := gs - 1
+	for start > 0 && start > ms-64 && isKeyByte(content[start-1]) {
+		start--
+	}
+	return envNameRE.Match(content[start : gs-1])
 }
 
 // isLabel reports whether a value reads as a word shown to people rather than a
@@ -161,11 +248,17 @@ func isLabel(v []byte) bool {
 
 // assignedKey returns the name assigned to in the match that starts at ms and whose value
 // starts at gs, normalised to lower snake case: the identifier that holds the match's
-// start, through to the operator before the value.
-func assignedKey(content []byte, ms, gs int) string {
-	// The operator is the last '=' or ':' before the value (skipping quotes and spaces).
+// start, through to the operator before the value. A type annotation between them
+// (password: String = "...") is not part of the name. call says the operator is a
+// call's parenthesis: setPassword("..."), .withToken("...").
+func assignedKey(content []byte, ms, gs int) (key string, call bool) {
+	// The operator is the last '=', ':' or '(' before the value (skipping quotes and spaces).
 	op := gs
-	for op > ms && !(content[op-1] == '=' || content[op-1] == ':') {
+	for op > ms && !(content[op-1] == '=' || content[op-1] == ':' || content[op-1] == '(') {
+		op--
+	}
+	if op > ms && content[op-1] == '(' {
+		call = true
 		op--
 	}
 	for op > ms && (content[op-1] == '=' || content[op-1] == ':' || content[op-1] == '>' || content[op-1] == '<') {
@@ -179,10 +272,19 @@ func assignedKey(content []byte, ms, gs int) string {
 	for start > 0 && start > ms-64 && isKeyByte(content[start-1]) {
 		start--
 	}
+	for start < end && !isKeyByte(content[start]) {
+		start++ // a match that opens with a boundary or a quote: ,"d": "..."
+	}
 	if end < start {
 		end = start
 	}
-	return normalizeKey(content[start:end])
+	if i := bytes.IndexByte(content[start:end], ':'); i > 0 {
+		end = start + i // password: String = "...": the name, not its type
+		for end > start && strings.IndexByte(" \t\"'`]", content[end-1]) >= 0 {
+			end--
+		}
+	}
+	return normalizeKey(content[start:end]), call
 }
 
 func isKeyByte(c byte) bool {
@@ -241,6 +343,12 @@ func (r *rule) decodes(secret []byte) bool {
 			return false
 		}
 	}
+	// A decoded credential is judged as a secret is: Aladdin:open sesame (RFC 7617's
+	// example) is a stand-in in base64 too. (Not a decoded document, a JWK or a JWT,
+	// whose "iss": "https://example.com" says nothing of its key.)
+	if r.placeholders && !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{")) && isPlaceholder(out) {
+		return false
+	}
 	return r.decoded.Match(out)
 }
 
@@ -280,7 +388,62 @@ func identLike(v []byte) bool {
 			return false
 		}
 	}
-	return wordyName(v) || shannon(v) < 0.8*math.Log2(float64(len(v)))
+	return wordyName(v) || digitName(v) || shannon(v) < 0.8*math.Log2(float64(len(v)))
+}
+
+// digitNameRE is a name with numbers inside: a lower-case word (and camel-case words),
+// a number, then Capitalised words or acronyms (b64Pwd, user2Name, sha256Sum,
+// oauth2Token, x509CertPEM); or a lower-case word, then acronyms with their number,
+// each followed by words (hexPKCS8TestPKCS1Key). Random text of the same alphabet
+// rarely keeps either shape (PmLkum4eaevg, Xk29fLq).
+var digitNameRE = regexp.MustCompile(`^(?:[a-z]+(?:[A-Z][a-z]{2,})*[0-9]{1,4}(?:[A-Z][a-z]{2,}|[A-Z]{2,5})+[0-9]{0,4}|[a-z]{2,}(?:[A-Z]{2,5}[0-9]{1,2}(?:[A-Z][a-z]{2,})+)+)$`)
+
+// digitName reports whether v is an identifier with a number inside that reads as words.
+func digitName(v []byte) bool { return len(v) <= 40 && digitNameRE.Match(v) }
+
+// jwkMembers are the names of a JSON Web Key's private members (RFC 7518: the RSA
+// private exponent and primes, the EC and OKP private key, a symmetric key's value).
+var jwkMembers = map[string]bool{"d": true, "p": true, "q": true, "dp": true, "dq": true, "qi": true, "k": true}
+
+// ktyRE is a JWK's key type member, in JSON or a JavaScript object literal.
+var ktyRE = regexp.MustCompile(`(?:^|[^\w$.])["']?kty["']?[ \t]*:`)
+
+// maxJWKBytes bounds how far inJWK looks for the object around a member.
+const maxJWKBytes = 16 << 10
+
+// inJWK reports whether the member at ms lies in an object (JSON, or a JavaScript
+// literal) that has a kty member: the object's braces are counted out from ms, at most
+// maxJWKBytes either way.
+func inJWK(content []byte, ms int) bool {
+	open, depth := -1, 0
+	for i := ms - 1; i >= 0 && i >= ms-maxJWKBytes; i-- {
+		if content[i] == '}' {
+			depth++
+		} else if content[i] == '{' {
+			if depth == 0 {
+				open = i
+				break
+			}
+			depth--
+		}
+	}
+	if open < 0 {
+		return false
+	}
+	end := min(len(content), ms+maxJWKBytes)
+	depth = 0
+	for i := open + 1; i < end; i++ {
+		if content[i] == '{' {
+			depth++
+		} else if content[i] == '}' {
+			if depth == 0 {
+				end = i
+				break
+			}
+			depth--
+		}
+	}
+	return ktyRE.Match(content[open:end])
 }
 
 // wordyName reports whether v is an identifier made of a few words (testP256PrivateKey,

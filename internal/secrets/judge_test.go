@@ -47,6 +47,47 @@ func TestJudgeAssignments(t *testing.T) {
 		{"config.yaml", "password_min_length: 12345678x", ""},
 		{"settings.py", "PASSWORD_RESET_TIMEOUT = 259200", ""},
 		{"config.yaml", "passenger_ruby: /usr/bin/ruby" + pw, ""},
+		// Names, references and placeholders that are no value (vite, Caddy).
+		{"auth/caddyfile.go", "\t\t\tPassword: b64Pwd,", ""},
+		{"auth/caddyfile.go", "\tPassword: user2Name,", ""},
+		{"docs/auth.md", "Set `password: user2Name` in the file.", ""},
+		{"vars_test.go", `vars: map[string]any{"secret": "{env.CADDY_VARS_TEST_SECRET}"},`, ""},
+		{"acme_test.go", `MACKey: "{env.CADDY_TEST_EAB_MAC_KEY}",`, ""},
+		{"Caddyfile", "basic_auth { admin {env.ADMIN_PASSWORD_HASH} }", ""},
+		{"test-package-e/index.js", "const key = '$$excludedDependencyInstanceCount'", ""},
+		{"Makefile", "\tPASSWORD=$$DEPLOY_PASSWORD ./deploy.sh", ""},
+		{"acme_test.go", `{"newNonce":"https://acme.localhost:9443/acme/local/new-nonce"}`, ""},
+		{"config.yaml", "password: <PASSWORD>", ""},
+		{"app.ini", "password = %(" + word + ")s", ""},
+		// Shell assignments quoted in prose hold values; member access in C does not.
+		{"README.md", "docker run -e SUPERVISOR_PASSWORD=Sunset42 image", "Sunset42"},
+		{"README.md", "Set password = Sunset42 in the form.", ""},
+		{"lib/pop3.c", "  pop3->passwd = conn->passwd;", ""},
+		{"Mailer.php", "            'password'      => Yii::$app->store->get('email', 'smtp_password'),", ""},
+		// A typed declaration, and a setter's one argument, assign their value.
+		{"Settings.scala", `  val password: String = "` + pw + `"`, pw},
+		{"JmxTest.java", `jmxConfig.setPassword("` + pw + `");`, pw},
+		{"cli.py", `keyring.set_password("pgcli", key, "` + pw + `")`, ""},
+		{"check.py", `if checkPassword("` + pw + `"):`, ""},
+		{"form.md", `<Field name="password" :rules="rules" />`, ""},
+		{"abide.js", "// generic password: upper-case, lower-case, number/special character", ""},
+		{"IntegrationTest.java", `private static final String PASSWORD = "integration-test";`, ""},
+		{"config.yaml", "password: integration-test", "integration-test"},
+		// A key inside a string literal is text: its bare value is a value.
+		{"NacosTest.java", `props.load("shenyu.sync.nacos.password=` + word + `");`, word},
+		{"login.js", `{"password": passphrase}`, ""},
+		{"auth_test.py", "assert cfg['password'] == '" + pw + "'", pw},
+		{"Config.java", `private static final String PASSWORD      = "` + pw + `";`, pw},
+		{"Tests.m", `NSString *password = @"` + pw + `";`, pw},
+		// A value made of its setting's own words names the setting.
+		{"config.yaml", `passphrase: "SECRET_PASSPHRASE"`, ""},
+		{".env", "DB_PASS=DB_PASS", ""},
+		{"settings.py", `SECRET_KEY = "SECRET_KEY"`, ""},
+		// ... but a default password is a password.
+		{"config.yaml", "postgres_password: postgres", "postgres"},
+		{"config.yaml", "admin_pass: admin" + pw[:3], "admin" + pw[:3]},
+		// A random value that happens to read like a name stays a value where it is quoted.
+		{"src/login.py", "password = 'user2Name'", "user2Name"},
 		// An encrypted key is useless without its passphrase.
 		{"key.pem", "-----BEGIN RSA PRIVATE KEY" + "-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,AB12\n\n" + secrettest.Rand(b64Alphabet, 64) + "\n-----END RSA PRIVATE KEY" + "-----", ""},
 	} {
@@ -63,6 +104,60 @@ func TestJudgeAssignments(t *testing.T) {
 				t.Errorf("found %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestJWKMembers: d, p, q, dp, dq, qi and k are private only in a JSON Web Key, an
+// object with a kty member, in JSON or a JavaScript literal, before or after them.
+func TestJWKMembers(t *testing.T) {
+	s := defaultScanner(t)
+	d := secrettest.Rand(b64Alphabet[:62]+"-_", 43)
+	for _, tc := range []struct {
+		path, text string
+		want       string
+	}{
+		{"jwk.json", `{"kty":"EC","crv":"P-256","x":"` + d[:20] + `","d":"` + d + `"}`, d},
+		{"jwk.json", "{\n  \"kty\": \"OKP\",\n  \"crv\": \"Ed25519\",\n  \"d\": \"" + d + "\"\n}", d},
+		{"jwks.json", `{"keys":[{"kty":"oct","k":"` + d + `"}]}`, d},
+		{"jwk.test.mjs", "const ec = {\n  crv: 'P-256',\n  d: '" + d + "',\n  kty: 'EC',\n};", d},
+		{"plot.js", "const opts = { d: '" + d + "', fill: 'none' };", ""},
+		{"svg.json", `{"d":"` + d + `","kind":"path"}`, ""},
+		{"jwk.json", `{"kty":"EC","x":"` + d + `"}`, ""},
+		{"jwk.json", `[{"kty":"EC"}, {"d":"` + d + `"}]`, ""},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			var got []string
+			for _, f := range s.ScanContent([]byte(tc.text), tc.path) {
+				got = append(got, tc.text[f.Start:f.End])
+			}
+			if want := []string{tc.want}; tc.want == "" && len(got) > 0 || tc.want != "" && fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("found %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDigitName: identifiers with a number inside are names when they read as words.
+func TestDigitName(t *testing.T) {
+	for v, want := range map[string]bool{
+		"b64Pwd": true, "user2Name": true, "sha256Sum": true, "oauth2Token": true, "x509CertPEM": true,
+		"utf8Buf": true, "hexPKCS8TestPKCS1Key": true, "PmLkum4eaevg": false, "Xk29fLq": false, "hK7mPq2x": false, "aB3xQ9zL2mN8pR4t": false,
+		"abc123": false, "password": false,
+	} {
+		if got := digitName([]byte(v)); got != want {
+			t.Errorf("digitName(%q) = %v, want %v", v, got, want)
+		}
+	}
+	// Random letters and digits seldom read as a name: under 1% of them.
+	named := 0
+	const n = 20000
+	for range n {
+		if digitName([]byte(secrettest.Rand(b64Alphabet[:62], 8+len(secrettest.Rand("01234567", 1))))) {
+			named++
+		}
+	}
+	if named*100 > n {
+		t.Errorf("%d of %d random values read as names", named, n)
 	}
 }
 
