@@ -184,14 +184,16 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// plainWord reports whether v is made of lower-case ASCII letters, with at most
-// '-', '_' or '.' between them: application, spring-boot-demo, flags.stopped. Such a
-// value is masked where a rule caught it, never looked for elsewhere.
+// plainWord reports whether v is made of ASCII letters of one case, with at most
+// '-', '_' or '.' between them: application, spring-boot-demo, flags.stopped, and the
+// names of settings, AWS_SECRET_ACCESS_KEY. Such a value is masked where a rule caught
+// it, never looked for elsewhere.
 func plainWord(v []byte) bool {
+	lower, upper := true, true
 	for _, c := range v {
-		if !('a' <= c && c <= 'z' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
+		sep := c == '-' || c == '_' || c == '.'
+		lower = lower && ('a' <= c && c <= 'z' || sep)
+		upper = upper && ('A' <= c && c <= 'Z' || sep)
 	}
-	return true
+	return lower || upper
 }
