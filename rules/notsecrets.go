@@ -46,3 +46,31 @@ func NotSecret(value []byte) bool {
 // maxNotSecretBytes bounds the words of the stop list (checked by its test),
 // so NotSecret lower-cases on the stack.
 const maxNotSecretBytes = 32
+
+// defaultWordsTXT lists the words default and test passwords are made of; see
+// defaults/default_words.txt.
+//
+//go:embed defaults/default_words.txt
+var defaultWordsTXT string
+
+// defaultWords is that list, read once.
+var defaultWords = sync.OnceValue(func() map[string]bool {
+	words := map[string]bool{}
+	for line := range strings.Lines(defaultWordsTXT) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words[line] = true
+	}
+	return words
+})
+
+// DefaultWord reports whether w, lower-case ASCII, is a word default and test
+// passwords are made of (defaults/default_words.txt: admin, root, test, pass,
+// guest...). Safe for concurrent use.
+func DefaultWord(w string) bool { return defaultWords()[w] }
+
+// MaxDefaultWord bounds the words of defaults/default_words.txt (checked by its
+// test), so a caller breaking a value into words tries no longer pieces.
+const MaxDefaultWord = 16

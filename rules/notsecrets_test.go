@@ -37,3 +37,38 @@ func TestNotSecret(t *testing.T) {
 		}
 	}
 }
+
+// The default words are one lower-case ASCII word a line, each at most
+// MaxDefaultWord bytes, none repeated.
+func TestDefaultWords(t *testing.T) {
+	seen := map[string]int{}
+	for n, line := range strings.Split(defaultWordsTXT, "\n") {
+		w := strings.TrimSpace(line)
+		if w == "" || strings.HasPrefix(w, "#") {
+			continue
+		}
+		for _, c := range []byte(w) {
+			if c < 'a' || c > 'z' {
+				t.Errorf("default_words.txt:%d: %q is not one lower-case ASCII word", n+1, w)
+				break
+			}
+		}
+		if len(w) > MaxDefaultWord {
+			t.Errorf("default_words.txt:%d: %q is over %d bytes", n+1, w, MaxDefaultWord)
+		}
+		if seen[w] > 0 {
+			t.Errorf("default_words.txt:%d: %q repeats line %d", n+1, w, seen[w])
+		}
+		seen[w] = n + 1
+	}
+	for _, w := range []string{"admin", "root", "guest", "pass"} {
+		if !DefaultWord(w) {
+			t.Errorf("DefaultWord(%q) = false", w)
+		}
+	}
+	for _, w := range []string{"", "Admin", "admin1", "hq7zkp"} {
+		if DefaultWord(w) {
+			t.Errorf("DefaultWord(%q) = true", w)
+		}
+	}
+}

@@ -83,8 +83,12 @@ func TestJudgeAssignments(t *testing.T) {
 		{"config.yaml", `passphrase: "SECRET_PASSPHRASE"`, ""},
 		{".env", "DB_PASS=DB_PASS", ""},
 		{"settings.py", `SECRET_KEY = "SECRET_KEY"`, ""},
-		// ... but a default password is a password.
-		{"config.yaml", "postgres_password: postgres", "postgres"},
+		// A service's default password is public (commonValue) ...
+		{"config.yaml", "postgres_password: postgres", ""},
+		{"config.yaml", "admin_pass: Admin@123", ""},
+		{"docker-compose.yml", "MYSQL_ROOT_PASSWORD: root", ""},
+		{"cfg.xml", `<host user="gorm" password="gorm"/>`, ""},
+		// ... but a default word with a random part is a password.
 		{"config.yaml", "admin_pass: admin" + pw[:3], "admin" + pw[:3]},
 		// A random value that happens to read like a name stays a value where it is quoted.
 		{"src/login.py", "password = 'user2Name'", "user2Name"},

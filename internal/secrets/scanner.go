@@ -81,6 +81,7 @@ type rule struct {
 	allowPathGates []gate // allowPaths' gates: every path is tested, few are allowed
 	allowKeys      []*regexp.Regexp
 	placeholders   bool
+	guessable      bool // a credential rule that placeholders apply to: commonValue drops defaults
 }
 
 // Option adjusts a Scanner made by New.
@@ -130,6 +131,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 		if cr.kind == "" {
 			cr.kind = rules.KindCredential
 		}
+		cr.guessable = cr.placeholders && cr.kind == rules.KindCredential
 		if cr.severity == "" {
 			cr.severity = rules.SeverityHigh
 			if cr.kind == rules.KindPII {
@@ -313,7 +315,7 @@ func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f
 				if r.decode != "" && !r.decodes(content[gs:ge]) {
 					continue
 				}
-				if !r.isSecret(content[gs:ge]) {
+				if !r.isSecret(content[gs:ge]) || r.guessable && commonValue(content, gs, ge) {
 					continue
 				}
 				cands = append(cands, candidate{span: span{gs, ge}, secret: span{gs, ge}, rule: ri})
