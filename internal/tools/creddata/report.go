@@ -208,7 +208,8 @@ func (r *report) falsePositives() {
 					onF++
 				}
 			}
-			r.printf("%s: %s lines (%s on F/X labels)\n", rule, num(len(fs)), num(onF))
+			tl := s.trueRule[rule]
+			r.printf("%s: %s lines (%s on F/X labels); %s true lines, precision %s\n", rule, num(len(fs)), num(onF), num(tl), ratio(tl, tl+len(fs)))
 			if i > 0 {
 				continue // examples for repoprep only
 			}

@@ -8,13 +8,14 @@ import (
 // toolScore is one tool's findings judged against the labels.
 type toolScore struct {
 	name     string
-	findings int              // findings read (credentials on lines)
-	found    []bool           // per labels.units
-	isTrue   map[lineKey]bool // flagged lines inside a True label
-	isFalse  map[lineKey]bool // flagged lines outside any True or UUID label
-	aside    int              // flagged lines of UUID rows, not counted
-	onFalse  int              // of isFalse: lines labelled F or X
-	byRule   map[string][]finding
+	findings int                  // findings read (credentials on lines)
+	found    []bool               // per labels.units
+	isTrue   map[lineKey]bool     // flagged lines inside a True label
+	isFalse  map[lineKey]bool     // flagged lines outside any True or UUID label
+	aside    int                  // flagged lines of UUID rows, not counted
+	onFalse  int                  // of isFalse: lines labelled F or X
+	byRule   map[string][]finding // false lines per rule
+	trueRule map[string]int       // true lines per rule
 	byValue  map[string][]finding // false lines per secret value (fingerprint), when the tool says
 	rulesAt  map[lineKey][]string // the rules that flagged each line
 }
@@ -25,7 +26,7 @@ type toolScore struct {
 func score(name string, l *labels, fs []finding) *toolScore {
 	s := &toolScore{
 		name: name, findings: len(fs), found: make([]bool, len(l.units)),
-		isTrue: map[lineKey]bool{}, isFalse: map[lineKey]bool{}, byRule: map[string][]finding{},
+		isTrue: map[lineKey]bool{}, isFalse: map[lineKey]bool{}, byRule: map[string][]finding{}, trueRule: map[string]int{},
 		byValue: map[string][]finding{}, rulesAt: map[lineKey][]string{},
 	}
 	flagged := map[lineKey]bool{}
@@ -40,6 +41,9 @@ func score(name string, l *labels, fs []finding) *toolScore {
 		switch {
 		case l.isTrue[k]:
 			s.isTrue[k] = true
+			if ruleLines.add(f.rule, k) {
+				s.trueRule[f.rule]++
+			}
 		case l.isAside[k]:
 			asideLines[k] = true
 		default:
