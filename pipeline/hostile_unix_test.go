@@ -32,6 +32,8 @@ func TestUnreadableFile(t *testing.T) {
 	os.MkdirAll(filepath.Join(src, "locked-dir"), 0o755)
 	os.WriteFile(filepath.Join(src, "ok.go"), []byte("package ok\n"), 0o644)
 	os.WriteFile(filepath.Join(src, "secret.txt"), []byte("can't read me\n"), 0o000)
+	// Left out by its name, then opened by the secret scan of left-out files.
+	os.WriteFile(filepath.Join(src, "debug.log"), []byte("can't read me either\n"), 0o000)
 	os.WriteFile(filepath.Join(src, "locked-dir", "inner.txt"), []byte("x\n"), 0o644)
 	os.Chmod(filepath.Join(src, "locked-dir"), 0o000)
 	outParent := filepath.Join(base, "outs")
@@ -53,6 +55,9 @@ func TestUnreadableFile(t *testing.T) {
 	}
 	if e := got["secret.txt"]; e.Reason != "unreadable" || e.Staged || !strings.Contains(e.Err, "permission denied") {
 		t.Errorf("secret.txt = %+v, want unreadable with the cause", e)
+	}
+	if e := got["debug.log"]; e.Staged || !strings.Contains(e.Err, "permission denied") {
+		t.Errorf("debug.log = %+v, want left out with the cause of the failed read", e)
 	}
 	if e := got["ok.go"]; !e.Staged {
 		t.Errorf("ok.go not staged: the run did not go on")
