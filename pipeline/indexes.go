@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,11 +22,15 @@ import (
 // trigram index that lets search open only the files that can match, and
 // the line marks that let a ranged read of an oversize file seek. Both are
 // built from the staged copies, after redaction, in path order.
+// Both record what they index: search.index the digest of every staged
+// path and hash, lines.json each file's hash, so a reader holding
+// files.json refuses them when they are of other texts.
 // A refresh whose staged files are the previous snapshot's, byte for byte,
 // copies its indexes (refresh.Prior.CopyIndexes); otherwise it takes each unchanged
 // file's trigrams and line marks from them and reads only the others
 // (refresh.Prior.UpdateIndex, refresh.Prior.LineMarks). Either way the indexes are those a
-// build from scratch writes.
+// build from scratch writes: a previous index that is not bound to the
+// previous files.json is not used at all.
 func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, recs []*stages.Record, workers int, prev *refresh.Prior) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
@@ -46,7 +51,13 @@ func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, rec
 	treeDir := out.Path(snapshot.TreeDir)
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
-		files[i] = trigram.File{Path: rec.Path, Size: rec.OutSize, Open: func() (io.ReadCloser, error) {
+		// The index records the digest of every path and hash (the one
+		// files.json records), which binds it to these texts.
+		sum, err := snapshot.DecodeHash(rec.Hash)
+		if err != nil {
+			return fmt.Errorf("index %s: %w", rec.Path, err)
+		}
+		files[i] = trigram.File{Path: rec.Path, Hash: sum, Size: rec.OutSize, Open: func() (io.ReadCloser, error) {
 			return dirfd.OpenPlain(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
 		}}
 	}
@@ -85,7 +96,7 @@ func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, rec
 		if err != nil {
 			return err
 		}
-		lf.Path = rec.Path
+		lf.Path, lf.Hash = rec.Path, rec.Hash
 		ix.Files = append(ix.Files, lf)
 	}
 	return out.WriteFile(snapshot.LinesJSON, func(w *bufio.Writer) error { return ix.Encode(w) })

@@ -22,8 +22,10 @@ import (
 // files: the same paths, each with the hash and oversize flag files.json
 // recorded (hashes of the final, redacted text). Both indexes are a
 // function of those files and their order alone. The previous files must
-// parse (the trigram index checks its CRC) and list those paths with
-// those sizes; otherwise ok is false and the caller builds them.
+// be bound to the previous files.json (snapshot.SearchIndexFiles,
+// snapshot.LineIndex: the index's content digest, the marks' hashes and
+// sums), parse (the trigram index checks its CRC) and list those paths
+// with those sizes; otherwise ok is false and the caller builds them.
 func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok bool, err error) {
 	var prev []*snapshot.Entry
 	for _, en := range p.entries {
@@ -44,11 +46,7 @@ func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok 
 			oversize = append(oversize, rec)
 		}
 	}
-	tri, err := p.snap.ReadFile(snapshot.SearchIndex)
-	if err != nil {
-		return false, nil
-	}
-	ix, err := trigram.ParseFiles(tri) // copied whole: its checksum covers the table
+	ix, tri, err := p.snap.SearchIndexFiles(p.manifest) // copied whole: its checksum covers the table
 	if err != nil || len(ix.Paths()) != len(staged) {
 		return false, nil
 	}
@@ -57,11 +55,7 @@ func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok 
 			return false, nil
 		}
 	}
-	lines, err := p.snap.ReadFile(snapshot.LinesJSON)
-	if err != nil {
-		return false, nil
-	}
-	lx, err := lineindex.Parse(lines)
+	lx, lines, err := p.snap.LineIndex(p.manifest)
 	if err != nil || len(lx.Files) != len(oversize) {
 		return false, nil
 	}
@@ -87,14 +81,11 @@ func (p *Prior) unchanged(rec *stages.Record) bool {
 
 // UpdateIndex writes dst from the previous search.index, reading only the
 // staged files whose text changed (trigram.Update); ok is false when the
-// previous index cannot serve (missing, damaged, or most files changed)
-// and the caller builds one. The result is the index a build writes.
+// previous index cannot serve (missing, damaged, not bound to the previous
+// files.json, or most files changed) and the caller builds one. The
+// result is the index a build writes.
 func (p *Prior) UpdateIndex(ctx context.Context, staged []*stages.Record, files []trigram.File, dst string) (ok bool, err error) {
-	data, err := p.snap.ReadFile(snapshot.SearchIndex)
-	if err != nil {
-		return false, nil
-	}
-	ix, err := trigram.Parse(data)
+	ix, _, err := p.snap.SearchIndex(p.manifest)
 	if err != nil {
 		return false, nil
 	}
@@ -167,13 +158,10 @@ func (c *checkedReader) Read(b []byte) (int, error) {
 func (c *checkedReader) Close() error { return c.f.Close() }
 
 // LineMarks returns the previous lines.json's marks of the oversize staged
-// files whose text is unchanged, by path.
+// files whose text is unchanged, by path; none when the previous lines.json
+// is not bound to the previous files.json (snapshot.LineIndex).
 func (p *Prior) LineMarks(staged []*stages.Record) map[string]lineindex.File {
-	data, err := p.snap.ReadFile(snapshot.LinesJSON)
-	if err != nil {
-		return nil
-	}
-	lx, err := lineindex.Parse(data)
+	lx, _, err := p.snap.LineIndex(p.manifest)
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/tokens"
@@ -87,7 +90,7 @@ func writeTestIndexes(t testing.TB, out string, s snap) {
 	staged := slices.Sorted(maps.Keys(s.files))
 	files := make([]trigram.File, len(staged))
 	for i, p := range staged {
-		files[i] = trigram.File{Path: p, Open: func() (io.ReadCloser, error) { return os.Open(filepath.Join(out, "tree", filepath.FromSlash(p))) }}
+		files[i] = trigram.File{Path: p, Hash: blake3.Sum256([]byte(s.files[p])), Open: func() (io.ReadCloser, error) { return os.Open(filepath.Join(out, "tree", filepath.FromSlash(p))) }}
 	}
 	if err := trigram.Build(context.Background(), files, filepath.Join(out, snapshot.SearchIndex), out); err != nil {
 		t.Fatal(err)
@@ -101,7 +104,7 @@ func writeTestIndexes(t testing.TB, out string, s snap) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lf.Path = p
+		lf.Path, lf.Hash = p, contentHash(s.files[p])
 		ix.Files = append(ix.Files, lf)
 	}
 	var buf bytes.Buffer
@@ -113,6 +116,13 @@ func writeTestIndexes(t testing.TB, out string, s snap) {
 	}
 }
 
+// contentHash is content's hash as files.json records it, which the
+// indexes are bound to.
+func contentHash(content string) string {
+	sum := blake3.Sum256([]byte(content))
+	return "blake3:" + hex.EncodeToString(sum[:])
+}
+
 func entryFor(p, content string, oversize bool) snapshot.Entry {
 	cat := "text"
 	if path.Ext(p) == ".go" {
@@ -122,7 +132,7 @@ func entryFor(p, content string, oversize bool) snapshot.Entry {
 		Path: p, Size: int64(len(content)), Category: cat, Mime: "text/plain; charset=utf-8",
 		Encoding: "utf-8", Lines: countLines(content), Tokens: testTokens(content),
 		Test:   strings.Contains(p, "_test") || strings.HasPrefix(p, "testdata/"),
-		Staged: true, Oversize: oversize, Hash: "blake3:00",
+		Staged: true, Oversize: oversize, Hash: contentHash(content),
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -58,6 +60,9 @@ func Exists(dir string) bool {
 type Snapshot struct {
 	dir  string // OUT as the caller gave it, for messages
 	root *os.Root
+
+	mu    sync.Mutex
+	bound *bounds // what the last manifest read says the other files must be
 }
 
 // Open opens the snapshot at dir, refusing (with ErrNotSnapshot) what is
@@ -109,8 +114,48 @@ func (s *Snapshot) OpenFile(name string) (*os.File, error) {
 	return f, nil
 }
 
-// ReadFile reads the regular file name inside OUT whole (see OpenFile).
+// ReadFile reads the regular file name inside OUT whole (see OpenFile),
+// refusing (ErrTooLarge) one larger than a file of that name can be in
+// this snapshot, before reading it: the caps are functions of files.json
+// (maxBytes). search.index and lines.json are also refused (ErrUnbound)
+// unless they are bound to the staged files files.json lists: a reader
+// that gets an error for them reads the files instead, as it does when
+// they are missing. Either check reads files.json, once per Snapshot (the
+// one Manifest read, if it was called).
 func (s *Snapshot) ReadFile(name string) ([]byte, error) {
+	switch name {
+	case SearchIndex, LinesJSON:
+	case OversizeJSON:
+		b, _ := s.ownBounds() // without files.json, the cap of any other file
+		return s.readCapped(name, b)
+	default:
+		return s.readCapped(name, nil)
+	}
+	b, err := s.ownBounds()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot be checked against %s: %w", name, FilesJSON, err)
+	}
+	data, err := s.readCapped(name, b)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case SearchIndex:
+		err = b.checkContents(data)
+	case LinesJSON:
+		_, err = b.parseLines(data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// readCapped reads name whole after checking its size against its cap;
+// b is nil for a file whose cap does not depend on files.json's entries.
+// A file over the cap is never read, so a sparse file of a terabyte
+// planted in OUT costs one fstat.
+func (s *Snapshot) readCapped(name string, b *bounds) ([]byte, error) {
 	f, err := s.OpenFile(name)
 	if err != nil {
 		return nil, err
@@ -120,22 +165,64 @@ func (s *Snapshot) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	limit := s.maxBytes(name, b, false)
+	if info.Size() > limit {
+		limit = max(limit, s.maxBytes(name, b, true))
+	}
+	if info.Size() > limit {
+		return nil, &tooLarge{name: name, size: info.Size(), limit: limit}
+	}
 	// Sized once from fstat (io.ReadAll would grow and copy a 15 MB
-	// search.index a dozen times); a file grown since is still read whole.
-	var b bytes.Buffer
-	b.Grow(int(min(info.Size(), 1<<30)) + bytes.MinRead)
-	_, err = b.ReadFrom(f)
-	return b.Bytes(), err
+	// search.index a dozen times); a file grown since is read up to its
+	// cap.
+	var buf bytes.Buffer
+	buf.Grow(int(info.Size()) + bytes.MinRead)
+	if _, err = buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return nil, &tooLarge{name: name, size: int64(buf.Len()), limit: limit, grew: true}
+	}
+	return buf.Bytes(), nil
 }
 
 // Manifest reads and parses files.json; data is the file as read, for a
-// caller that hashes it.
+// caller that hashes it. ReadFile checks the index files against this
+// manifest from then on.
 func (s *Snapshot) Manifest() (m *Manifest, data []byte, err error) {
 	if data, err = s.ReadFile(FilesJSON); err != nil {
 		return nil, nil, err
 	}
-	m, err = ParseManifest(data)
-	return m, data, err
+	if m, err = ParseManifest(data); err != nil {
+		return nil, data, err
+	}
+	s.remember(m)
+	return m, data, nil
+}
+
+// remember makes m the manifest ReadFile checks against.
+func (s *Snapshot) remember(m *Manifest) {
+	b := newBounds(m)
+	s.mu.Lock()
+	s.bound = b
+	s.mu.Unlock()
+}
+
+// ownBounds returns what the manifest says, reading files.json if no
+// manifest was read yet.
+func (s *Snapshot) ownBounds() (*bounds, error) {
+	s.mu.Lock()
+	b := s.bound
+	s.mu.Unlock()
+	if b != nil {
+		return b, nil
+	}
+	if _, _, err := s.Manifest(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bound, nil
 }
 
 // Tree opens tree/ as a root of its own, which outlives the Snapshot: a

@@ -25,6 +25,7 @@ import (
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
@@ -44,8 +45,11 @@ func (d Drift) String() string { return d.Path + ": " + d.Problem }
 // regular file with its recorded hash and line count, tree/ must hold
 // nothing else, and files.json, oversize.json, secrets.json and
 // report.json must parse, carry their schema and agree with each other.
-// search.index and lines.json must load and list the staged (and staged
-// oversize) files with their sizes.
+// search.index and lines.json must be bound to the staged files (search
+// index's content digest, lines.json's hashes and sums), load, and list
+// the staged (and staged oversize) files with their sizes; lines.json's
+// marks must be those of the staged text. Every file is read within its
+// cap (ReadFile).
 // It errs only when outDir cannot be checked at all (ErrNotSnapshot
 // when it holds no files.json) or ctx is done. Files
 // are hashed by GOMAXPROCS workers, each streaming through a small buffer.
@@ -55,14 +59,16 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 		return nil, err
 	}
 	defer snap.Close()
-	v := &verifier{snap: snap, previews: map[string]string{}}
+	v := &verifier{snap: snap, previews: map[string]string{}, lines: map[string]*lineindex.File{}}
 
 	m := v.manifest()
 	v.oversize(m)
 	v.sarif(v.secrets(m))
 	v.report()
 	v.indexes(m)
-	v.regularIndex(RepoMapMD)
+	if v.regularIndex(RepoMapMD) {
+		v.withinCap(RepoMapMD)
+	}
 	if m != nil {
 		if err := v.tree(ctx, m); err != nil {
 			return nil, err
@@ -80,7 +86,8 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 // verifier collects drifts; add is safe for concurrent use.
 type verifier struct {
 	snap     *Snapshot
-	previews map[string]string // oversize.json's preview by path, checked against the staged file
+	previews map[string]string          // oversize.json's preview by path, checked against the staged file
+	lines    map[string]*lineindex.File // lines.json's marks by path, checked against the staged file
 	mu       sync.Mutex
 	drifts   []Drift
 }
@@ -108,6 +115,18 @@ func (v *verifier) regularIndex(name string) bool {
 		return false
 	}
 	return true
+}
+
+// withinCap records a drift when the file name is larger than its cap
+// (ReadFile's): a file verify does not read itself, but others do.
+func (v *verifier) withinCap(name string) {
+	info, err := v.snap.Lstat(name)
+	if err != nil {
+		return
+	}
+	if limit := v.snap.maxBytes(name, nil, false); info.Size() > limit {
+		v.add(name, "%v: %d bytes, at most %d here", ErrTooLarge, info.Size(), limit)
+	}
 }
 
 // readIndex reads one index file, recording a drift when it is missing or
@@ -141,6 +160,7 @@ func (v *verifier) manifest() *Manifest {
 		v.add(FilesJSON, "%v", err)
 		return nil
 	}
+	v.snap.remember(m) // the other files' caps
 	staged := make(map[string]bool, len(m.Files))
 	for i, e := range m.Files {
 		if i > 0 && m.Files[i-1].Path >= e.Path {
@@ -435,7 +455,7 @@ func (v *verifier) tree(ctx context.Context, m *Manifest) error {
 			break
 		}
 		g.Go(func() error {
-			c, err := measureStaged(gctx, tree, e.Path)
+			c, err := measureStaged(gctx, tree, e.Path, e.Oversize && v.lines[e.Path] != nil)
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
@@ -452,6 +472,9 @@ func (v *verifier) tree(ctx context.Context, m *Manifest) error {
 			}
 			if want, ok := v.previews[e.Path]; ok {
 				v.preview(tree, e.Path, want)
+			}
+			if c.marks != nil {
+				v.checkMarks(e.Path, c.marks.File())
 			}
 			return nil
 		})
@@ -489,6 +512,7 @@ type staged struct {
 	// 9,696 text files of GOROOT/src). Each forced cut of a line longer
 	// than 1 MiB can move a count by a token or two either way.
 	tokensLow, tokensHigh int
+	marks                 *lineindex.Marker // the line marks, when asked for
 }
 
 var hashBufs = sync.Pool{New: func() any { b := bufio.NewReaderSize(nil, 64<<10); return b }}
@@ -498,9 +522,10 @@ const maxTokenBatchBytes = 1 << 20
 
 // measureStaged streams one staged file once: BLAKE3 over its bytes, lines
 // as the staged files count them (newlines, plus one for a last line
-// without one) and the token bounds, with one count of the text. Safe for
-// concurrent use.
-func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, error) {
+// without one) and the token bounds, with one count of the text, and its
+// line marks if marks is set (an oversize file's). Safe for concurrent
+// use.
+func measureStaged(ctx context.Context, tree *os.Root, name string, marks bool) (staged, error) {
 	f, err := tree.Open(filepath.FromSlash(name))
 	if err != nil {
 		return staged{}, err
@@ -511,6 +536,9 @@ func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, err
 	defer hashBufs.Put(br)
 	br.Reset(io.TeeReader(ctxReader{ctx, f}, h))
 	var c staged
+	if marks {
+		c.marks = &lineindex.Marker{}
+	}
 	var batch []byte
 	cuts := 0
 	countBatch := func(final bool) {
@@ -530,6 +558,9 @@ func measureStaged(ctx context.Context, tree *os.Root, name string) (staged, err
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
+			if c.marks != nil {
+				c.marks.Write(chunk)
+			}
 			batch = append(batch, chunk...)
 			last = chunk[len(chunk)-1]
 			if last == '\n' {

@@ -168,18 +168,21 @@ func TestVerify(t *testing.T) {
 		{"search.index damaged", func(t *testing.T, dir string) {
 			data, err := os.ReadFile(filepath.Join(dir, SearchIndex))
 			noErr(t, err)
-			data[40] ^= 1
+			data[70] ^= 1 // in the file list
 			noErr(t, os.WriteFile(filepath.Join(dir, SearchIndex), data, 0o644))
 		}, []string{"search.index: search index damaged: checksum mismatch"}},
 		{"search.index of another snapshot", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "empty.txt")].Staged = false })
 			noErr(t, os.Remove(filepath.Join(dir, "tree", "empty.txt")))
-		}, []string{"search.index: file 2 is \"empty.txt\", files.json stages \"logs/big.txt\" there", "search.index: lists 6 files, files.json stages 5"}},
+		}, []string{"search.index: not built from the staged files files.json lists: its content digest is"}},
 		{"lines.json missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, LinesJSON)))
 		}, []string{"lines.json: missing"}},
 		{"lines.json drops a file", func(t *testing.T, dir string) {
 			replaceIn(t, filepath.Join(dir, LinesJSON), `"logs/big.txt"`, `"logs/other.txt"`)
+		}, []string{`lines.json: "logs/other.txt": marks do not match their sum (damaged or edited)`}},
+		{"lines.json drops a file, its sum made again", func(t *testing.T, dir string) {
+			editLines(t, dir, func(lx *lineindex.Index) { lx.Files[0].Path = "logs/other.txt" })
 		}, []string{`lines.json: does not list oversize file "logs/big.txt"`, `lines.json: lists "logs/other.txt"`}},
 		{"REPO_MAP.md missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, "REPO_MAP.md")))
@@ -345,18 +348,33 @@ func rewriteIndexes(t testing.TB, dir string, m *Manifest) {
 		}
 		fi, err := tree.Stat(e.Path)
 		noErr(t, err)
-		files = append(files, trigram.File{Path: e.Path, Size: fi.Size(), Open: func() (io.ReadCloser, error) { return tree.Open(e.Path) }})
+		sum, err := DecodeHash(e.Hash)
+		noErr(t, err)
+		files = append(files, trigram.File{Path: e.Path, Hash: sum, Size: fi.Size(), Open: func() (io.ReadCloser, error) { return tree.Open(e.Path) }})
 		if e.Oversize {
 			f, err := tree.Open(e.Path)
 			noErr(t, err)
 			lf, err := lineindex.Scan(context.Background(), f)
 			f.Close()
 			noErr(t, err)
-			lf.Path = e.Path
+			lf.Path, lf.Hash = e.Path, e.Hash
 			lx.Files = append(lx.Files, lf)
 		}
 	}
 	noErr(t, trigram.Build(context.Background(), files, filepath.Join(dir, SearchIndex), dir))
+	noErr(t, WriteFile(filepath.Join(dir, LinesJSON), func(w *bufio.Writer) error { return lx.Encode(w) }))
+}
+
+// editLines rewrites lines.json with edit applied, each file's sum made
+// again (what a forger would do).
+func editLines(t *testing.T, dir string, edit func(*lineindex.Index)) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, LinesJSON))
+	noErr(t, err)
+	lx, err := lineindex.Parse(data)
+	noErr(t, err)
+	edit(lx)
+	noErr(t, os.Remove(filepath.Join(dir, LinesJSON)))
 	noErr(t, WriteFile(filepath.Join(dir, LinesJSON), func(w *bufio.Writer) error { return lx.Encode(w) }))
 }
 

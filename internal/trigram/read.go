@@ -18,6 +18,7 @@ var ErrDamaged = errors.New("search index damaged")
 // Index is a loaded search index. It is read-only and safe for concurrent
 // use; queries never fail, they fall back to "every file".
 type Index struct {
+	contents  [DigestSize]byte // the content digest (Digest)
 	paths     []string
 	sizes     []int64
 	table     []entry // ascending by trigram
@@ -46,10 +47,11 @@ func ParseFiles(data []byte) (*Index, error) {
 	return parse(data, false)
 }
 
+func damaged(what string) error { return fmt.Errorf("%w: %s", ErrDamaged, what) }
+
 func parse(data []byte, table bool) (ix *Index, err error) {
-	damaged := func(what string) error { return fmt.Errorf("%w: %s", ErrDamaged, what) }
-	if len(data) < len(magic)+footerSize || string(data[:len(magic)]) != magic || string(data[len(data)-len(endMagic):]) != endMagic {
-		return nil, damaged("not a repoprep trigram index")
+	if !framed(data) {
+		return nil, damaged("not a repoprep trigram index v2")
 	}
 	foot := data[len(data)-footerSize:]
 	u := func(i int) uint64 { return binary.BigEndian.Uint64(foot[8*i:]) }
@@ -59,10 +61,11 @@ func parse(data []byte, table bool) (ix *Index, err error) {
 	}
 	end := uint64(len(data) - footerSize)
 	filesOff, postOff, tableOff, ntri := u(0), u(1), u(2), u(3)
-	if !(uint64(len(magic)) <= filesOff && filesOff <= postOff && postOff <= tableOff && tableOff <= end) || end >= 1<<32 {
+	if !(uint64(headerSize) == filesOff && filesOff <= postOff && postOff <= tableOff && tableOff <= end) || end >= 1<<32 {
 		return nil, damaged("bad section offsets")
 	}
 	ix = &Index{post: data[postOff:tableOff]}
+	copy(ix.contents[:], data[len(magic):headerSize])
 
 	r := reader{b: data[filesOff:postOff]}
 	nfiles := r.uvarint()

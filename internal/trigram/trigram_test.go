@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/blake3"
 )
 
 func memFiles(contents map[string]string) []File {
@@ -25,7 +27,7 @@ func memFiles(contents map[string]string) []File {
 			}
 		}
 	}) {
-		files = append(files, File{Path: p, Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(contents[p])), nil }})
+		files = append(files, File{Path: p, Hash: blake3.Sum256([]byte(contents[p])), Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(contents[p])), nil }})
 	}
 	return files
 }
@@ -178,6 +180,7 @@ func TestParseRefusesDamage(t *testing.T) {
 		"flipped":   flip(good, len(magic)+3),
 		"appended":  append(slices.Clone(good), 'x'),
 		"other":     []byte("csearch index 1\n"),
+		"v1":        append([]byte("repoprep trigram index v1\n"), good[len(magic):]...),
 	} {
 		if _, err := Parse(data); !errors.Is(err, ErrDamaged) {
 			t.Errorf("%s: Parse = %v, want ErrDamaged", name, err)
@@ -230,6 +233,10 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ix, err := Parse(data)
 		files, ferr := ParseFiles(data)
+		sum, cerr := Contents(data)
+		if ferr == nil && (cerr != nil || sum != files.Contents()) {
+			t.Fatalf("Contents = %x, %v where ParseFiles read %x", sum, cerr, files.Contents())
+		}
 		if err == nil && (ferr != nil || !slices.Equal(files.Paths(), ix.Paths()) || !slices.Equal(files.sizes, ix.sizes)) {
 			t.Fatalf("ParseFiles = %v, %v where Parse read %v", files, ferr, ix.Paths())
 		}
@@ -317,4 +324,51 @@ func sorted(s []uint32) []uint32 {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// TestContentsBindIndex: an index records the digest of its files' paths
+// and hashes, which a reader holding the hashes computes alone; the same
+// names and sizes with other contents, the same contents under other
+// names, or the files in another order, give another digest.
+func TestContentsBindIndex(t *testing.T) {
+	contents := map[string]string{"a.txt": "alpha one\n", "b.txt": "alpha two\n", "c.txt": "alpha six\n"}
+	files := memFiles(contents)
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "index")
+	if err := Build(context.Background(), files, dst, dir); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(dst)
+	ix, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := func(files []File) [DigestSize]byte {
+		d := NewDigest()
+		for _, f := range files {
+			d.Add(f.Path, f.Hash)
+		}
+		return d.Sum()
+	}
+	if sum, err := Contents(data); err != nil || sum != ix.Contents() || sum != digest(files) {
+		t.Fatalf("Contents = %x, %v; the index holds %x, the files digest to %x", sum, err, ix.Contents(), digest(files))
+	}
+	other := memFiles(map[string]string{"a.txt": "gamma one\n", "b.txt": "gamma two\n", "c.txt": "gamma six\n"})
+	renamed := memFiles(map[string]string{"a2.txt": contents["a.txt"], "b.txt": contents["b.txt"], "c.txt": contents["c.txt"]})
+	swapped := []File{files[1], files[0], files[2]}
+	for name, fs := range map[string][]File{"same names, other contents": other, "a file renamed": renamed, "another order": swapped} {
+		if digest(fs) == ix.Contents() {
+			t.Errorf("%s: the same digest", name)
+		}
+	}
+	// An update writes the digest of its files, as a build does.
+	next := memFiles(map[string]string{"a.txt": contents["a.txt"], "b.txt": "alpha ten\n", "c.txt": contents["c.txt"]})
+	up := filepath.Join(dir, "updated")
+	if err := Update(context.Background(), ix, next, []int{0, -1, 2}, up); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(up)
+	if sum, err := Contents(data); err != nil || sum != digest(next) {
+		t.Errorf("the updated index records %x, %v; want %x", sum, err, digest(next))
+	}
 }

@@ -100,7 +100,7 @@ func UpdateWith(ctx context.Context, prev *Index, files []File, from []int, old 
 		}
 	}()
 	w := &countingWriter{w: bufio.NewWriterSize(out, 256<<10), crc: crc32.NewIEEE()}
-	w.write([]byte(magic))
+	w.header(files)
 	filesOff := w.n
 	w.uvarint(uint64(len(files)))
 	for id, f := range files {

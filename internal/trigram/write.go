@@ -13,13 +13,20 @@
 //
 // File layout (integers are unsigned varints unless said otherwise):
 //
-//	"repoprep trigram index v1\n"
+//	"repoprep trigram index v2\n"
+//	contents: 32 bytes, the content digest of the indexed files (Digest)
 //	files:    count, then per file: path length, path, staged size in bytes
 //	postings: per trigram, ascending: file-id deltas (first is id+1)
 //	table:    per trigram, ascending: 3 trigram bytes, file count, posting bytes
 //	footer:   5 × uint64 big-endian: files, postings, table offsets, trigram
 //	          count, CRC-32 (IEEE) of every byte before it
 //	"\nrepoprep trigram end\n"
+//
+// The content digest binds the index to what it indexes: a reader that
+// holds each file's hash (files.json's) computes the same digest and
+// refuses an index built from anything else (copied from another snapshot
+// with the same names, left from an older run), which the checksum, a
+// guard against damage only, would take. v1 had no digest.
 package trigram
 
 import (
@@ -38,9 +45,10 @@ import (
 )
 
 const (
-	magic      = "repoprep trigram index v1\n"
+	magic      = "repoprep trigram index v2\n"
 	endMagic   = "\nrepoprep trigram end\n"
 	footerSize = 5*8 + len(endMagic)
+	headerSize = len(magic) + DigestSize // the magic and the content digest
 )
 
 // maxPairs bounds the (trigram, file) pairs held in memory while building
@@ -52,6 +60,10 @@ var maxPairs = 2 << 20
 // File is one file to index: its name in the index and how to read it.
 type File struct {
 	Path string
+	// Hash is the BLAKE3 of what Open gives (files.json's hash of the
+	// staged text): the index records the digest of every file's path and
+	// hash, not the hash of what it read, so the caller vouches for it.
+	Hash [32]byte
 	Open func() (io.ReadCloser, error)
 	Size int64 // its size if known, else 0: what it weighs in the split window
 }
@@ -84,7 +96,7 @@ func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers
 	}()
 	w := &countingWriter{w: bufio.NewWriterSize(out, 256<<10), crc: crc32.NewIEEE()}
 
-	w.write([]byte(magic))
+	w.header(files)
 	filesOff := w.n
 	w.uvarint(uint64(len(files)))
 	n := min(workers, maxPartitions)
@@ -654,6 +666,17 @@ func (c *countingWriter) write(p []byte) {
 	c.crc.Write(p)
 	_, c.err = c.w.Write(p)
 	c.n += int64(len(p))
+}
+
+// header writes the magic and the content digest of files.
+func (c *countingWriter) header(files []File) {
+	d := NewDigest()
+	for _, f := range files {
+		d.Add(f.Path, f.Hash)
+	}
+	sum := d.Sum()
+	c.write([]byte(magic))
+	c.write(sum[:])
 }
 
 func (c *countingWriter) uvarint(v uint64) {
