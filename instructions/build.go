@@ -13,7 +13,8 @@ import (
 	"github.com/repoprep/repoprep/snapshot"
 )
 
-// Bounds that keep one hostile file from making the index large.
+// Bounds that keep one hostile file, or many files sharing their imports,
+// from making the index large.
 const (
 	maxImportsPerFile = 200 // imports expanded for one instruction file, all depths
 	maxLinkHops       = 8   // symlinks followed from one path
@@ -21,10 +22,17 @@ const (
 
 // Build indexes every instruction file that files.json lists, reading the
 // staged texts through tree (OUT/tree). It reads each text at most once
-// and only what the index needs; an error means the tree could not be read.
+// and only what the index needs, and stores each text's imports once,
+// however many files load it; an error means the tree could not be read.
+// The index stays within its size bound (sizeBound); what the bound left
+// out is named in Index.Warnings.
 func Build(m *snapshot.Manifest, tree fs.FS) (*Index, error) {
+	return buildWithin(m, tree, defaultBound)
+}
+
+func buildWithin(m *snapshot.Manifest, tree fs.FS, bound sizeBound) (*Index, error) {
 	b := newBuilder(m, tree)
-	idx := &Index{Schema: Schema, Files: []File{}}
+	idx := &Index{Schema: Schema, Files: []File{}, Imported: []Text{}}
 	for _, p := range b.paths {
 		agent, kind, dir, ok := Classify(p)
 		if !ok {
@@ -36,6 +44,10 @@ func Build(m *snapshot.Manifest, tree fs.FS) (*Index, error) {
 		}
 		idx.Files = append(idx.Files, f)
 	}
+	if err := b.chains(idx, bound); err != nil {
+		return nil, err
+	}
+	idx.texts = idx.lookup()
 	return idx, nil
 }
 
@@ -44,6 +56,7 @@ func newBuilder(m *snapshot.Manifest, tree fs.FS) *builder {
 		tree:   tree,
 		byPath: make(map[string]*snapshot.Entry, len(m.Files)),
 		memo:   map[string]*parsed{},
+		nodes:  map[string]*bnode{},
 		pruned: m.Pruned,
 	}
 	for i := range m.Files {
@@ -73,6 +86,7 @@ type builder struct {
 	paths   []string // sorted
 	pruned  []snapshot.Pruned
 	memo    map[string]*parsed // by staged path
+	nodes   map[string]*bnode  // texts imports can load, by the path naming them
 	br      *bufio.Reader      // reused for every file: Build reads one at a time
 	scratch scratch
 }
@@ -105,11 +119,9 @@ func (b *builder) file(p, agent, kind, dir string) (File, error) {
 	}
 	f.TotalChars, f.TotalTokens = f.Chars, f.Tokens
 	if wantImports {
-		x := &expansion{b: b, root: &f, seen: map[string]bool{src: true}}
-		f.Imports = x.expand(p, pt.imports, []string{p}, []string{src})
-		if len(f.Imports) > 0 && f.TotalChars > WarnChars && f.Chars <= WarnChars {
-			f.Warnings = append(f.Warnings, fmt.Sprintf("%s characters with its imports, over the %s-character warning", thousands(f.TotalChars), thousands(WarnChars)))
-		}
+		// Its own imports, resolved once: chains (Build's second step)
+		// follow them, and those of the texts they load.
+		b.nodes[p] = &bnode{node: node{source: src, chars: f.Chars, tokens: f.Tokens, refs: b.refs(p, pt.imports)}, isFile: true}
 	}
 	return f, nil
 }
@@ -205,6 +217,13 @@ func (b *builder) parse(src string, wantImports bool) (*parsed, error) {
 // to their canonical copy and symlinks to their target inside the snapshot,
 // or "" and why not.
 func (b *builder) source(p string) (string, string) {
+	src, why, _ := b.sourceOf(p)
+	return src, why
+}
+
+// sourceOf is source, and whether p has no text because a symlink on the
+// way leaves the snapshot.
+func (b *builder) sourceOf(p string) (src, why string, leaves bool) {
 	start := p
 	for hop := 0; hop <= maxLinkHops; hop++ {
 		e, ok := b.byPath[p]
@@ -216,24 +235,24 @@ func (b *builder) source(p string) (string, string) {
 			if p != start {
 				why = fmt.Sprintf("%s is a symlink to %s, but %s", start, p, why)
 			}
-			return "", why
+			return "", why, false
 		}
 		switch {
 		case e.Staged:
-			return p, ""
+			return p, "", false
 		case e.DuplicateOf != "":
 			if c, ok := b.byPath[e.DuplicateOf]; ok && c.Staged {
-				return c.Path, ""
+				return c.Path, "", false
 			}
-			return "", fmt.Sprintf("%s is a duplicate of %s, which is not staged", p, e.DuplicateOf)
+			return "", fmt.Sprintf("%s is a duplicate of %s, which is not staged", p, e.DuplicateOf), false
 		case e.Reason == "symlink" && e.LinkTarget != "":
 			t := e.LinkTarget
 			if path.IsAbs(t) || strings.HasPrefix(t, "~") {
-				return "", fmt.Sprintf("%s is a symlink to %s, outside the snapshot", start, t)
+				return "", fmt.Sprintf("%s is a symlink to %s, outside the snapshot", start, t), true
 			}
 			next := path.Join(parentDir(p), t)
 			if next == ".." || strings.HasPrefix(next, "../") {
-				return "", fmt.Sprintf("%s is a symlink to %s, which leaves the snapshot", start, t)
+				return "", fmt.Sprintf("%s is a symlink to %s, which leaves the snapshot", start, t), true
 			}
 			p = next
 		default:
@@ -242,12 +261,12 @@ func (b *builder) source(p string) (string, string) {
 				why = e.Category
 			}
 			if p != start {
-				return "", fmt.Sprintf("%s leads to %s, which is not staged (%s)", start, p, why)
+				return "", fmt.Sprintf("%s leads to %s, which is not staged (%s)", start, p, why), false
 			}
-			return "", fmt.Sprintf("not staged (%s)", why)
+			return "", fmt.Sprintf("not staged (%s)", why), false
 		}
 	}
-	return "", fmt.Sprintf("%s: more than %d symlinks in a row", start, maxLinkHops)
+	return "", fmt.Sprintf("%s: more than %d symlinks in a row", start, maxLinkHops), false
 }
 
 // absent says why a path is not in files.json: under a pruned directory, or

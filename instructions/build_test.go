@@ -68,15 +68,19 @@ func TestBuildImports(t *testing.T) {
 		}
 		return idx.Files[i]
 	}
+	loaded := func(f File) []Import {
+		imps, _ := idx.Load(&f)
+		return imps
+	}
 	root := get("CLAUDE.md")
 	want := []string{"a.md=ok", "a.md=repeat", "link.md=repeat", "dir=missing", "x/../a.md=repeat"}
-	if got := statuses(root.Imports); !slices.Equal(got, want) {
+	if got := statuses(loaded(root)); !slices.Equal(got, want) {
 		t.Errorf("root imports %q, want %q", got, want)
 	}
 	if root.TotalChars != root.Chars+2 {
 		t.Errorf("total chars %d: a.md must count once", root.TotalChars)
 	}
-	if got := statuses(get("self/CLAUDE.md").Imports); !slices.Equal(got, []string{"CLAUDE.md=cycle"}) {
+	if got := statuses(loaded(get("self/CLAUDE.md"))); !slices.Equal(got, []string{"CLAUDE.md=cycle"}) {
 		t.Errorf("a file importing itself: %q", got)
 	}
 	if f := get("up/CLAUDE.md"); f.Source != "CLAUDE.md" || f.Dir != "up" || len(f.Imports) != 5 {
@@ -85,7 +89,7 @@ func TestBuildImports(t *testing.T) {
 	if f := get("loop/CLAUDE.md"); f.Source != "" || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "more than 8 symlinks") {
 		t.Errorf("a symlink to itself: source %q warnings %q", f.Source, f.Warnings)
 	}
-	imps := get("many/CLAUDE.md").Imports
+	imps := loaded(get("many/CLAUDE.md"))
 	ok := 0
 	for _, im := range imps {
 		if im.Status == ImportOK {

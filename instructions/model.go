@@ -15,8 +15,11 @@ import (
 	"fmt"
 )
 
-// Schema is written into instructions.json; Parse refuses any other.
-const Schema = "repoprep.instructions/v1"
+// Schema is written into instructions.json; Parse refuses any other. v2
+// stores each text once: a file's own @imports beside it, every imported
+// text once in Index.Imported, and each file's chain as paths into them
+// (v1 repeated every imported text's imports under every file loading it).
+const Schema = "repoprep.instructions/v2"
 
 // Limits every agent-facing answer repeats.
 const (
@@ -63,10 +66,13 @@ const (
 	OnRequest = "on-request"
 )
 
-// Import statuses.
+// Import statuses. A Ref, stored once with the text that holds it, is
+// ImportOK, ImportOutside or ImportMissing: what the @path is wherever the
+// text is loaded from. The others depend on the file loading the text, and
+// Load gives them on an Import.
 const (
-	ImportOK      = "ok"       // expanded
-	ImportOutside = "outside"  // leaves the snapshot (absolute, ~, ..): refused
+	ImportOK      = "ok"       // expanded (a Ref: resolves to a text in the snapshot)
+	ImportOutside = "outside"  // leaves the snapshot (absolute, ~, .., a symlink out): refused
 	ImportMissing = "missing"  // not in the snapshot, or not readable there
 	ImportCycle   = "cycle"    // imports a file already being expanded
 	ImportTooDeep = "too-deep" // more than MaxHops imports away from the file
@@ -75,10 +81,20 @@ const (
 )
 
 // Index is instructions.json: every instruction file of the snapshot, sorted
-// by path. It holds no times and no absolute paths.
+// by path, and every text their imports load, once. It holds no times and
+// no absolute paths.
 type Index struct {
 	Schema string `json:"schema"`
 	Files  []File `json:"files"`
+	// Imported is every text some file's chain loads that Files does not
+	// already hold with its imports (a Claude file with a Source), sorted
+	// by path.
+	Imported []Text `json:"imported"`
+	// Warnings are about the index as a whole: the size bound was reached,
+	// and whose imports were left out.
+	Warnings []string `json:"warnings,omitempty"`
+
+	texts map[string]*node // by path: what Load follows; set by Build and Parse
 }
 
 // File is one instruction file and everything an agent would load with it.
@@ -100,24 +116,64 @@ type File struct {
 	BodyLine int `json:"body_line"`
 	Chars    int `json:"chars"`  // characters of the staged text
 	Tokens   int `json:"tokens"` // o200k tokens of the staged text (files.json)
-	// TotalChars and TotalTokens add every import expanded once.
-	TotalChars  int      `json:"total_chars"`
-	TotalTokens int      `json:"total_tokens"`
-	Imports     []Import `json:"imports,omitempty"`
-	Warnings    []string `json:"warnings,omitempty"`
+	// TotalChars and TotalTokens add every text of the chain, once each.
+	TotalChars  int `json:"total_chars"`
+	TotalTokens int `json:"total_tokens"`
+	// Imports are the file's own @imports (Claude's files only), and
+	// Chain every text loading the file loads, depth first in the order an
+	// agent reads them: paths of Imported, or of Files for a Claude file.
+	// Both are nil when the size bound left them out (Build).
+	Imports []Ref    `json:"imports,omitempty"`
+	Chain   []string `json:"chain,omitempty"`
+	// Warnings are the file's own, its own imports' and those of its chain
+	// that depend on it (cycles, chains past MaxHops, too many imports);
+	// an imported text's broken @path is told once, on its Ref.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Import is one @path reference and, when it was followed, its own imports.
+// Text is a text that imports load, stored once whatever number of files
+// load it. Its imports resolve against Path, the path they were named by.
+type Text struct {
+	Path    string `json:"path"`
+	Source  string `json:"source"` // staged path holding it
+	Chars   int    `json:"chars"`
+	Tokens  int    `json:"tokens"`
+	Imports []Ref  `json:"imports,omitempty"`
+}
+
+// Ref is one @path written in a text, resolved against the text's path.
+type Ref struct {
+	Line int    `json:"line"`           // in the text, 1-based
+	Spec string `json:"spec"`           // as written after '@'
+	Path string `json:"path,omitempty"` // resolved in the snapshot
+	// Source is the staged path holding its text when that is not Path (a
+	// duplicate's canonical copy, a symlink's target); see Ref.Staged.
+	Source string `json:"source,omitempty"`
+	Status string `json:"status"`           // ImportOK, ImportOutside or ImportMissing
+	Detail string `json:"detail,omitempty"` // why, when Status is not ImportOK
+}
+
+// Staged is the staged path holding the text r leads to, when Status is
+// ImportOK.
+func (r *Ref) Staged() string {
+	if r.Source != "" || r.Status != ImportOK {
+		return r.Source
+	}
+	return r.Path
+}
+
+// Import is one @path as one file loads it (Load): its status for that
+// file and, when it was followed, its own imports. It is not stored.
 type Import struct {
-	Line    int      `json:"line"`             // in the importing file, 1-based
-	Spec    string   `json:"spec"`             // as written after '@'
-	Path    string   `json:"path,omitempty"`   // resolved in the snapshot
-	Source  string   `json:"source,omitempty"` // staged path holding its text
-	Status  string   `json:"status"`
-	Detail  string   `json:"detail,omitempty"` // why, when Status is not ImportOK
-	Chars   int      `json:"chars,omitempty"`
-	Tokens  int      `json:"tokens,omitempty"`
-	Imports []Import `json:"imports,omitempty"`
+	Line    int
+	Spec    string
+	Path    string
+	Source  string
+	Status  string
+	Detail  string // why, when Status is not ImportOK
+	Chars   int
+	Tokens  int
+	Imports []Import
 }
 
 // Parse decodes instructions.json, refusing unknown schemas and fields.
@@ -131,5 +187,6 @@ func Parse(data []byte) (*Index, error) {
 	if idx.Schema != Schema {
 		return nil, fmt.Errorf("parse instructions.json: schema %q, want %q", idx.Schema, Schema)
 	}
+	idx.texts = idx.lookup()
 	return &idx, nil
 }

@@ -159,7 +159,11 @@ func (s *Server) instructionsTool(ctx context.Context, sn *view, args Instructio
 		}
 	}
 	instr.Order(applied)
-	r := &instrRender{s: s, sn: sn, ctx: ctx, applied: applied, shownAt: map[string]string{}}
+	loads := make([]fileLoad, len(applied))
+	for i, f := range applied {
+		loads[i].imports, loads[i].warnings = sn.instr.index.Load(f)
+	}
+	r := &instrRender{s: s, sn: sn, ctx: ctx, applied: applied, loads: loads, shownAt: map[string]string{}}
 	return r.run(p, agent, budget, &res)
 }
 

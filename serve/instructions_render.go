@@ -26,6 +26,7 @@ type instrRender struct {
 	sn      *view
 	ctx     context.Context
 	applied []*instr.File
+	loads   []fileLoad        // loads[i] is how applied[i] loads its imports
 	shownAt map[string]string // staged text -> the path it was first shown under
 	maxNext int               // continuation entries the trailer names
 
@@ -37,6 +38,13 @@ type instrRender struct {
 	keptEnds            []int
 	keptOrigins         []origin
 	cut                 bool
+}
+
+// fileLoad is one applied file's imports as it loads them and all its
+// warnings, put together from the index (instr.Index.Load).
+type fileLoad struct {
+	imports  []instr.Import
+	warnings []string
 }
 
 // frame is one file being rendered: a root instruction file or an import
@@ -139,12 +147,13 @@ func (r *instrRender) file(i int, f *instr.File) error {
 		return nil
 	}
 	shown := 0
-	for k, w := range f.Warnings {
+	warnings := r.loads[i].warnings
+	for k, w := range warnings {
 		if strings.HasPrefix(w, "line ") {
 			continue // an import's warning: said where the import is, in the text
 		}
 		if shown == maxShownWarnings {
-			if !r.emit(fmt.Sprintf("⚠ and %d more warnings in instructions.json", len(f.Warnings)-k), head) {
+			if !r.emit(fmt.Sprintf("⚠ and %d more warnings in instructions.json", len(warnings)-k), head) {
 				return nil
 			}
 			break
@@ -156,7 +165,7 @@ func (r *instrRender) file(i int, f *instr.File) error {
 	}
 	if f.Source != "" && !seen {
 		r.shownAt[f.Source] = f.Path
-		if err := r.text(fr, f.BodyLine, f.Imports); err != nil {
+		if err := r.text(fr, f.BodyLine, r.loads[i].imports); err != nil {
 			return err
 		}
 	}
@@ -391,13 +400,13 @@ func (r *instrRender) results() []AppliedFile {
 	seen := map[string]string{}
 	for i, f := range r.applied {
 		a := AppliedFile{Path: f.Path, Agent: f.Agent, Kind: f.Kind, Scope: scopeOf(f), Source: f.Source,
-			Chars: f.Chars, Tokens: f.Tokens, TotalChars: f.TotalChars, TotalTokens: f.TotalTokens, Warnings: f.Warnings}
+			Chars: f.Chars, Tokens: f.Tokens, TotalChars: f.TotalChars, TotalTokens: f.TotalTokens, Warnings: r.loads[i].warnings}
 		if first, ok := seen[f.Source]; ok && f.Source != "" {
 			a.SameAs = first
 		} else if f.Source != "" {
 			seen[f.Source] = f.Path
 		}
-		a.Imports = expanded(f.Imports, nil)
+		a.Imports = expanded(r.loads[i].imports, nil)
 		switch {
 		case !cut || i < o.done:
 			a.Shown = "all"

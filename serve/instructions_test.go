@@ -288,6 +288,56 @@ func TestInstructionsPathsChecked(t *testing.T) {
 	}
 }
 
+// TestInstructionsImportsLeftOut: a file whose imports the index's size
+// bound left out is shown with its text and the warning, its @paths not
+// expanded; the files kept are shown as before.
+func TestInstructionsImportsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	publishSource(t, instructionstest.Write(t, dir), out)
+	name := filepath.Join(out, "instructions.json")
+	data, err := os.ReadFile(name)
+	mustDo(t, err)
+	idx, err := instr.Parse(data)
+	mustDo(t, err)
+	const leftOut = "imports left out: instructions.json reached its size bound (1,048,576 bytes); read what this file names with read_file"
+	for i := range idx.Files {
+		if f := &idx.Files[i]; f.Path == "src/CLAUDE.md" {
+			// As the builder leaves a file out: no refs, no chain, none of
+			// the warnings about them, and the one that says so.
+			f.Imports, f.Chain = nil, nil
+			f.Warnings = append(slices.DeleteFunc(f.Warnings, func(w string) bool {
+				return strings.HasPrefix(w, "line ") || strings.HasPrefix(w, "in its chain")
+			}), leftOut)
+		}
+	}
+	var buf bytes.Buffer
+	mustDo(t, snapshot.EncodeJSON(&buf, idx))
+	mustDo(t, os.WriteFile(name, buf.Bytes(), 0o644))
+	srv, err := New(out, Options{})
+	mustDo(t, err)
+	defer srv.Close()
+	text, res, err := callInstructions(srv, InstructionsArgs{Path: "src/util.go", Agent: "claude", BudgetTokens: 32000})
+	mustDo(t, err)
+	for _, want := range []string{
+		"=== src/CLAUDE.md · Claude Code memory · applies to everything under src/ ===\n⚠ " + leftOut + "\n# src\n",
+		"Chain: @../chain/h1.md\n\n",             // its import, not expanded
+		"--- @docs/style.md (docs/style.md) ---", // CLAUDE.md's, kept
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("answer lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "hop 1") {
+		t.Error("a left-out import was expanded")
+	}
+	for _, f := range res.Files {
+		if f.Path == "src/CLAUDE.md" && (len(f.Imports) != 0 || !slices.Contains(f.Warnings, leftOut)) {
+			t.Errorf("src/CLAUDE.md: imports %q, warnings %q", f.Imports, f.Warnings)
+		}
+	}
+}
+
 // TestInstructionsArgs: bad arguments are refused with the reason.
 func TestInstructionsArgs(t *testing.T) {
 	srv, _, _ := instructionsServer(t, Options{})
