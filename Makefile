@@ -245,7 +245,7 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin .bin dist staging .bench
+	rm -rf bin .bin dist staging .bench serve/testdata/mcpclient/node_modules
 
 # Encoding normalization scored on a labeled corpus nobody here wrote
 # (chardet's test files under $REPOPREP_CORPORA/chardet-tests): exact / garbled /

@@ -38,7 +38,70 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint; use POST /v1/<tool>, /mcp or GET /healthz")
 	})
-	return s.accessLog(s.recoverHTTP(canonicalOnly(http.NewCrossOriginProtection().Handler(mux))))
+	return s.accessLog(s.recoverHTTP(canonicalOnly(s.limitBody(http.NewCrossOriginProtection().Handler(mux)))))
+}
+
+// Reading a refused body through, so its sender sees the 413: at most this
+// much, for at most this long. A client that sends more, or more slowly,
+// may meet a reset connection instead; one sending forever costs no more.
+const (
+	maxDrainBytes = 1 << 30
+	drainTimeout  = 10 * time.Second
+)
+
+// limitBody answers a request body larger than MaxBodyBytes with 413 and a
+// JSON error, on every endpoint (/mcp's SDK would answer in plain text). A
+// body within the limit is read here and handed on from memory.
+//
+// Many clients send the whole body before they read the response. Answer
+// one early and close, and the rest of its body arrives at a closed socket:
+// the kernel resets the connection, the client's write fails, and the
+// response it never read is lost with it (a 100 MB body met exactly that).
+// So the 413 is sent, then the rest of the body is read and dropped (up to
+// maxDrainBytes, within drainTimeout) before the connection closes. A client
+// that asked to be told first (Expect: 100-continue) has sent nothing yet:
+// it gets the 413 at once and no invitation to send.
+func (s *Server) limitBody(h http.Handler) http.Handler {
+	limit := s.opts.MaxBodyBytes
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > limit {
+			tooLarge(w, r, limit)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		switch {
+		case err != nil:
+			writeError(w, http.StatusBadRequest, "request body could not be read")
+			return
+		case int64(len(body)) > limit: // a body of unknown length
+			tooLarge(w, r, limit)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// tooLarge answers 413 and reads the rest of the body through (see
+// limitBody), unless the client is waiting for 100 Continue.
+func tooLarge(w http.ResponseWriter, r *http.Request, limit int64) {
+	w.Header().Set("Connection", "close")
+	waiting := strings.EqualFold(r.Header.Get("Expect"), "100-continue")
+	rc := http.NewResponseController(w)
+	// Without full duplex, net/http reads at most 256 KB of what the
+	// handler left unread, then closes: the reset this avoids.
+	duplex := !waiting && rc.EnableFullDuplex() == nil
+	writeError(w, http.StatusRequestEntityTooLarge, "request body larger than "+itoa(limit)+" bytes; send less (the limit is --max-body)")
+	if !duplex {
+		return
+	}
+	rc.Flush()
+	rc.SetReadDeadline(time.Now().Add(drainTimeout))
+	io.CopyN(io.Discard, r.Body, maxDrainBytes)
 }
 
 // canonicalOnly answers 400 for a request path with ".", ".." or empty

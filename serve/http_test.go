@@ -1,14 +1,17 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +245,91 @@ func TestHTTPUncleanPaths(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /healthz = %d", resp.StatusCode)
+	}
+}
+
+// endless is an endless request body.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+
+// TestHTTPBodyTooLarge: a body over --max-body gets a 413 with a JSON error
+// on /v1/ and /mcp alike, and the client reads it, whether it sends the
+// whole body before reading (as many HTTP libraries do; it met a connection
+// reset), declares no length, or waits for 100 Continue.
+//
+// The whole pass sends 100 MB, the size of the report; under -short (make
+// test's race pass) 20 MB, which is still many times what the socket
+// buffers hold, so the client still writes into a closed connection unless
+// the server reads the body through.
+func TestHTTPBodyTooLarge(t *testing.T) {
+	size := int64(100 << 20)
+	if testing.Short() {
+		size = 20 << 20
+	}
+	srv, _ := newTestServer(t, nil, Options{})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	for _, p := range []string{"/v1/read_file", "/mcp"} {
+		// A client that writes the whole request before it reads a byte.
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(30 * time.Second))
+		head := "POST " + p + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+			"Content-Length: " + strconv.FormatInt(size, 10) + "\r\n\r\n"
+		_, err = io.Copy(conn, io.MultiReader(strings.NewReader(head), io.LimitReader(endless{}, size)))
+		if err != nil {
+			t.Errorf("POST %s with %d MB: writing the body: %v", p, size>>20, err)
+			conn.Close()
+			continue
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Errorf("POST %s with %d MB: %v", p, size>>20, err)
+			conn.Close()
+			continue
+		}
+		checkTooLarge(t, "POST "+p+" (whole body first)", resp)
+		conn.Close()
+
+		// A client that declares no length (chunked), and one that asks
+		// for 100 Continue before sending its body.
+		for _, expect := range []bool{false, true} {
+			req, _ := http.NewRequest("POST", ts.URL+p, io.LimitReader(endless{}, size))
+			req.ContentLength = -1
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			client := http.DefaultClient
+			if expect {
+				req.ContentLength = size
+				req.Header.Set("Expect", "100-continue")
+				client = &http.Client{Transport: &http.Transport{ExpectContinueTimeout: 5 * time.Second}}
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Errorf("POST %s (expect 100-continue %v): %v", p, expect, err)
+				continue
+			}
+			checkTooLarge(t, fmt.Sprintf("POST %s (expect 100-continue %v)", p, expect), resp)
+		}
+	}
+}
+
+func checkTooLarge(t *testing.T, what string, resp *http.Response) {
+	t.Helper()
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var out map[string]string
+	if err := json.Unmarshal(data, &out); resp.StatusCode != http.StatusRequestEntityTooLarge || err != nil ||
+		!strings.Contains(out["error"], "larger than 1048576 bytes") || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("%s: %d %s %q, want 413 with a JSON error", what, resp.StatusCode, resp.Header.Get("Content-Type"), data)
 	}
 }

@@ -72,7 +72,15 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	searchSchema, err := searchSchema()
+	searchSchema, err := searchSchema(s.cur.exampleGlob())
+	if err != nil {
+		return nil, err
+	}
+	readOut, err := readFileOutputSchema()
+	if err != nil {
+		return nil, err
+	}
+	searchOut, err := searchOutputSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -81,8 +89,8 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 		return nil, err
 	}
 	for _, err := range []error{
-		addToolOut[ReadFileResult](s, srv, "read_file", fmt.Sprintf(readFileDoc, o.MaxFiles, o.MaxLines, o.MaxLineChars, o.DefaultBudget, o.MaxBudget),
-			readSchema, s.readFile, func(a ReadFileArgs) []slog.Attr {
+		register(s, srv, "read_file", fmt.Sprintf(readFileDoc, o.MaxFiles, o.MaxLines, o.MaxLineChars, o.DefaultBudget, o.MaxBudget),
+			readSchema, readOut, s.readFile, func(a ReadFileArgs) []slog.Attr {
 				paths := make([]string, len(a.Files))
 				for i, f := range a.Files {
 					paths[i] = capLog(f.Path)
@@ -93,8 +101,8 @@ func (s *Server) newMCPServer() (srv *mcp.Server, err error) {
 			listSchema, s.listFiles, func(a ListFilesArgs) []slog.Attr {
 				return []slog.Attr{slog.String("prefix", capLog(a.Prefix)), slog.String("glob", capLog(a.Glob)), slog.Int("offset", a.Offset)}
 			}),
-		addToolOut[SearchResult](s, srv, "search", fmt.Sprintf(searchDoc, maxContextLines, maxMaxResults, defaultMaxResults, o.DefaultBudget),
-			searchSchema, s.search, func(a SearchArgs) []slog.Attr {
+		register(s, srv, "search", fmt.Sprintf(searchDoc, maxContextLines, maxMaxResults, defaultMaxResults, o.DefaultBudget),
+			searchSchema, searchOut, s.search, func(a SearchArgs) []slog.Attr {
 				// The pattern may be a secret someone hunts for: log its size only.
 				return []slog.Attr{slog.Int("pattern_bytes", len(a.Pattern)), slog.String("path_glob", capLog(a.PathGlob))}
 			}),
@@ -137,6 +145,11 @@ func register[In any](s *Server, srv *mcp.Server, name, doc string, input, outpu
 	run func(context.Context, *view, In) (answer, error), attrs func(In) []slog.Attr) error {
 	if _, err := input.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		return fmt.Errorf("%s schema: %w", name, err)
+	}
+	if output != nil {
+		if _, err := output.Resolve(nil); err != nil {
+			return fmt.Errorf("%s output schema: %w", name, err)
+		}
 	}
 	t := &tool{name: name, input: input, output: output}
 	t.run = func(ctx context.Context, via string, raw []byte) (ans answer, err error) {

@@ -3,11 +3,16 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/repoprep/repoprep/internal/tokens"
@@ -47,7 +52,65 @@ func callTool(t testing.TB, cs *mcp.ClientSession, name string, args any) (strin
 		b, _ := json.Marshal(res.StructuredContent)
 		json.Unmarshal(b, &out)
 	}
+	if !res.IsError {
+		if err := checkOutput(cs, name, out); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 	return text.String(), out, res.IsError
+}
+
+// outputSchemas holds, per client session, each tool's outputSchema as
+// tools/list declared it, resolved.
+var outputSchemas sync.Map // *mcp.ClientSession -> map[string]*jsonschema.Resolved
+
+// checkOutput does what a client that validates structured results does (the
+// TypeScript SDK's Client.callTool, for one): a tool that declares an
+// outputSchema must answer structuredContent that the schema accepts, and a
+// tool that declares none must send none.
+func checkOutput(cs *mcp.ClientSession, name string, out map[string]any) error {
+	v, ok := outputSchemas.Load(cs)
+	if !ok {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			return err
+		}
+		m := map[string]*jsonschema.Resolved{}
+		for _, tool := range res.Tools {
+			if tool.OutputSchema == nil {
+				m[tool.Name] = nil
+				continue
+			}
+			data, err := json.Marshal(tool.OutputSchema)
+			if err != nil {
+				return err
+			}
+			var sc jsonschema.Schema
+			if err := json.Unmarshal(data, &sc); err != nil {
+				return fmt.Errorf("%s outputSchema: %w", tool.Name, err)
+			}
+			if m[tool.Name], err = sc.Resolve(nil); err != nil {
+				return fmt.Errorf("%s outputSchema: %w", tool.Name, err)
+			}
+		}
+		v, _ = outputSchemas.LoadOrStore(cs, m)
+	}
+	rs, ok := v.(map[string]*jsonschema.Resolved)[name]
+	switch {
+	case !ok:
+		return nil // an unknown tool: its error is the caller's to check
+	case rs == nil && out != nil:
+		return fmt.Errorf("structuredContent without an outputSchema: %v", out)
+	case rs == nil:
+		return nil
+	case out == nil:
+		return fmt.Errorf("an outputSchema but no structuredContent")
+	}
+	var inst any = out
+	if err := rs.Validate(inst); err != nil {
+		return fmt.Errorf("structuredContent does not match the declared outputSchema: %v", err)
+	}
+	return nil
 }
 
 func TestMCPToolsDescribeTheirLimits(t *testing.T) {
@@ -250,4 +313,96 @@ func TestServeStdio(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("ServeStdio = %v", err)
 	}
+}
+
+// TestMCPStructuredCarriesTheResult: structuredContent is the whole result,
+// not only the metadata beside the text, so a client that shows the model
+// structured output shows it the lines. read_file's files[].text joined is
+// the text content; search's lines, errors and summary rebuild it.
+func TestMCPStructuredCarriesTheResult(t *testing.T) {
+	srv, _ := newTestServer(t, nil, Options{})
+	cs := connect(t, srv)
+	for name, args := range map[string]map[string]any{
+		"one file": {"files": []any{map[string]any{"path": "src/app/main.go"}}},
+		"ranges, a duplicate, a bad path, the end": {"files": []any{
+			map[string]any{"path": "big.txt", "ranges": [][]int{{3, 5}, {800, 900}}},
+			map[string]any{"path": "vendor/copy.go"},
+			map[string]any{"path": "src/app/mian.go"},
+			map[string]any{"path": "nonl.txt"},
+			map[string]any{"path": "empty.txt"},
+		}},
+		"cut by the budget": {"files": []any{map[string]any{"path": "big.txt"}, map[string]any{"path": "nonl.txt"}}, "budget_tokens": 400},
+	} {
+		text, out, isErr := callTool(t, cs, "read_file", args)
+		if isErr {
+			t.Fatalf("%s: %s", name, text)
+		}
+		var joined strings.Builder
+		for _, f := range out["files"].([]any) {
+			part, _ := f.(map[string]any)["text"].(string)
+			joined.WriteString(part)
+		}
+		if joined.String() != text {
+			t.Errorf("read_file %s: files[].text joined =\n%q\nthe text content =\n%q", name, joined.String(), text)
+		}
+	}
+
+	for name, args := range map[string]map[string]any{
+		"matches in two files": {"pattern": "TODO"},
+		"context, groups":      {"pattern": "package|return", "context_lines": 1},
+		"cut by max_results":   {"pattern": "of big", "max_results": 3, "context_lines": 2},
+		"no match":             {"pattern": "no such thing"},
+		"500 matches":          {"pattern": "line", "max_results": 500},
+	} {
+		text, out, isErr := callTool(t, cs, "search", args)
+		if isErr {
+			t.Fatalf("%s: %s", name, text)
+		}
+		if got := renderSearch(out); got != text {
+			t.Errorf("search %s: lines and summary give\n%q\nthe text content is\n%q", name, got, text)
+		}
+		if lines, _ := out["lines"].([]any); name != "no match" && len(lines) == 0 {
+			t.Errorf("search %s: no lines in %v", name, out)
+		}
+	}
+
+	// Cut by the token budget, with a file that could not be searched.
+	small, out := newTestServer(t, nil, Options{DefaultBudget: 1000})
+	mustDo(t, os.Remove(filepath.Join(out, "tree", "docs", "guide.md")))
+	text, res, isErr := callTool(t, connect(t, small), "search", map[string]any{"pattern": "e", "max_results": 500})
+	if isErr || res["cut"] != "token budget" || res["failed"].(float64) != 1 {
+		t.Fatalf("search over budget with a missing file: %v\n%s", res, text)
+	}
+	if got := renderSearch(res); got != text {
+		t.Errorf("search cut by the budget: lines, errors and summary give\n%q\nthe text content is\n%q", got, text)
+	}
+}
+
+// renderSearch is the grep-style text a client rebuilds from search's
+// structuredContent: path:line:text for a match, path-line-text for
+// context, "--" where a file or a run of lines starts, then the error lines
+// and the summary.
+func renderSearch(out map[string]any) string {
+	var b strings.Builder
+	prevPath, prevLine := "", 0
+	lines, _ := out["lines"].([]any)
+	for i, l := range lines {
+		m := l.(map[string]any)
+		p, n, match := m["path"].(string), int(m["line"].(float64)), m["match"].(bool)
+		if i > 0 && (p != prevPath || n != prevLine+1) {
+			b.WriteString("--\n")
+		}
+		sep := "-"
+		if match {
+			sep = ":"
+		}
+		fmt.Fprintf(&b, "%s%s%d%s%s\n", p, sep, n, sep, m["text"])
+		prevPath, prevLine = p, n
+	}
+	errs, _ := out["errors"].([]any)
+	for _, e := range errs {
+		fmt.Fprintf(&b, "[error: %s]\n", e.(map[string]any)["error"])
+	}
+	s, _ := out["summary"].(string)
+	return b.String() + s
 }

@@ -35,7 +35,8 @@ type ReadFileResult struct {
 	Failed       int          `json:"failed,omitempty"` // files answered with an error instead of lines
 }
 
-// FileResult is what one file's trailer says, as fields.
+// FileResult is one file's part of the answer: its text, and what its
+// trailer says as fields.
 type FileResult struct {
 	Path        string  `json:"path"`
 	DuplicateOf string  `json:"duplicate_of,omitempty"` // canonical copy served for a duplicate
@@ -44,7 +45,12 @@ type FileResult struct {
 	Next        int     `json:"next,omitempty"` // line to continue from
 	Cut         string  `json:"cut,omitempty"`  // "token budget" when the budget cut this file
 	NotRead     bool    `json:"not_read,omitempty"`
-	Error       string  `json:"error,omitempty"` // why this file could not be read; the others were
+	Error       string  `json:"error,omitempty"`    // why this file could not be read; the others were
+	Encoding    string  `json:"encoding,omitempty"` // what the source was decoded from, when not UTF-8
+	// Text is this file's numbered lines and trailer exactly as the text
+	// answer shows them: the files' texts joined are that answer, so a
+	// client that passes on structured output passes on the lines.
+	Text string `json:"text"`
 }
 
 // batchLines is how many lines are counted at once. Counting is the cost of
@@ -160,7 +166,7 @@ func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (ans
 		used += tokens.Count(trailer(fr))
 	}
 
-	text := render(reads)
+	text, ends := render(reads)
 	// Batch counts add up to about the whole text's count but BPE gives no
 	// strict guarantee at the seams, so near the limit count the whole answer
 	// and drop lines until it fits: no answer ever exceeds the budget.
@@ -171,14 +177,14 @@ func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (ans
 	if used+4*seams > budget {
 		used = tokens.Count(text)
 		for used > budget && trimLast(reads) {
-			text = render(reads)
+			text, ends = render(reads)
 			used = tokens.Count(text)
 		}
 		if used > budget { // nothing left to trim: drop the "line N alone needs" detail
 			for _, fr := range reads {
 				fr.tooBig = ""
 			}
-			text = render(reads)
+			text, ends = render(reads)
 			used = tokens.Count(text)
 		}
 		if used > budget { // unreachable given the check on need above; never serve past the budget
@@ -195,8 +201,11 @@ func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (ans
 		return answer{}, errors.Join(failed...)
 	}
 	res := ReadFileResult{BudgetTokens: budget, Tokens: used, Files: make([]FileResult, len(reads))}
+	start := 0
 	for i, fr := range reads {
 		res.Files[i] = fr.result()
+		res.Files[i].Text = text[start:ends[i]] // a slice of the answer: shared, not copied
+		start = ends[i]
 		res.Cut = res.Cut || fr.cut || fr.notRead
 		res.Failed += btoi(fr.failed != "")
 	}
@@ -477,7 +486,7 @@ func (fr *fileRead) result() FileResult {
 	if fr.failed != "" {
 		return FileResult{Path: fr.req.Path, Shown: [][]int{}, Error: fr.failed}
 	}
-	r := FileResult{Path: fr.req.Path, TotalLines: fr.total, Shown: fr.shown(), NotRead: fr.notRead}
+	r := FileResult{Path: fr.req.Path, TotalLines: fr.total, Shown: fr.shown(), NotRead: fr.notRead, Encoding: fr.decodedFrom()}
 	if fr.canon != fr.req.Path {
 		r.DuplicateOf = fr.canon
 	}
@@ -490,10 +499,21 @@ func (fr *fileRead) result() FileResult {
 	return r
 }
 
+// decodedFrom is the encoding files.json says the served text was decoded
+// from, or "" when it was UTF-8 already (or not decoded: an extracted
+// document).
+func (fr *fileRead) decodedFrom() string {
+	if fr.entry == nil || fr.entry.Encoding == "" || strings.EqualFold(fr.entry.Encoding, "utf-8") {
+		return ""
+	}
+	return fr.entry.Encoding
+}
+
 // trailer is the line that ends each file, e.g.
 // [file: a/b.go | total: 812 lines | shown: 1-500 | next: start 501], with
-// "| masked: 2 secrets as [REDACTED:<rule>]" after the total when the
-// staged text has masked spans.
+// "| encoding: windows-1252, shown as UTF-8" after the total when the
+// source was not UTF-8 and "| masked: 2 secrets as [REDACTED:<rule>]" when
+// the staged text has masked spans.
 func trailer(fr *fileRead) string {
 	if fr.failed != "" {
 		return "[error: " + fr.failed + "]"
@@ -511,6 +531,11 @@ func trailer(fr *fileRead) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, " | total: %d %s", fr.total, plural(fr.total, "line", "lines"))
+	if enc := fr.decodedFrom(); enc != "" {
+		// Decoding changed every byte outside ASCII: an agent that writes
+		// the file back must know the original is not UTF-8.
+		fmt.Fprintf(&b, " | encoding: %s, shown as UTF-8", enc)
+	}
 	if fr.entry != nil && fr.entry.Masked > 0 {
 		// The one change to the text beyond decoding: say it where it is read.
 		fmt.Fprintf(&b, " | masked: %d %s as [REDACTED:<rule>]", fr.entry.Masked, plural(fr.entry.Masked, "secret", "secrets"))
@@ -577,17 +602,20 @@ func worstTrailer(fr *fileRead) int {
 	return tokens.Count(trailer(&w)) + tokens.Count(" | next: start "+strconv.Itoa(big)) + 4
 }
 
-// render joins every file's lines and trailer into the answer text.
-func render(reads []*fileRead) string {
+// render joins every file's lines and trailer into the answer text; ends[i]
+// is where file i's part of it ends.
+func render(reads []*fileRead) (text string, ends []int) {
 	var b strings.Builder
-	for _, fr := range reads {
+	ends = make([]int, len(reads))
+	for i, fr := range reads {
 		for _, sg := range fr.segs {
 			b.Write(sg.text)
 		}
 		b.WriteString(trailer(fr))
 		b.WriteByte('\n')
+		ends[i] = b.Len()
 	}
-	return b.String()
+	return b.String(), ends
 }
 
 func plural(n int, one, many string) string {

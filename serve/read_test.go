@@ -318,3 +318,29 @@ func TestReadTrailerSaysMasked(t *testing.T) {
 		t.Errorf("%d trailers say masked, want 2 (the file and its duplicate):\n%s", n, text)
 	}
 }
+
+// TestReadTrailerNamesEncoding: a file decoded from another encoding says
+// which in its trailer (and in encoding), so an agent that edits it knows
+// the original is not UTF-8; a duplicate served from it says so too, and a
+// UTF-8 file says nothing.
+func TestReadTrailerNamesEncoding(t *testing.T) {
+	s := baseSnap()
+	s.files["legacy/latin.py"] = "NAME = \"café\"\nGREETING = \"ça va\"\n" // staged as UTF-8, decoded from windows-1252
+	s.dups["legacy/copy.py"] = "legacy/latin.py"
+	srv, _ := newTestServer(t, &s, Options{})
+	srv.cur.byPath["legacy/latin.py"].Encoding = "windows-1252" // as files.json says of a decoded file
+	text, res, err := read(t, srv, ReadFileArgs{Files: []FileRequest{{Path: "legacy/latin.py"}, {Path: "legacy/copy.py"}, {Path: "nonl.txt"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[file: legacy/latin.py | total: 2 lines | encoding: windows-1252, shown as UTF-8 | shown: 1-2]"
+	if !strings.Contains(text, want) {
+		t.Errorf("no %q in\n%s", want, text)
+	}
+	if n := strings.Count(text, "encoding: windows-1252"); n != 2 {
+		t.Errorf("%d trailers name the encoding, want 2 (the file and its duplicate):\n%s", n, text)
+	}
+	if got := []string{res.Files[0].Encoding, res.Files[1].Encoding, res.Files[2].Encoding}; !reflect.DeepEqual(got, []string{"windows-1252", "windows-1252", ""}) {
+		t.Errorf("encoding fields = %q", got)
+	}
+}

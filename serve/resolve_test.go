@@ -231,3 +231,46 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestDotSegmentsTidied: a path whose "." and ".." segments stay inside the
+// snapshot is read as the path it means; one that climbs out of it is
+// refused before the disk is touched, and none reaches outside the tree.
+func TestDotSegmentsTidied(t *testing.T) {
+	srv, _ := hostileServer(t)
+	for name, want := range map[string]string{
+		"src/../src/app/main.go":          "src/app/main.go",
+		"src/app/../app/./main.go":        "src/app/main.go",
+		"./src/app/../../docs/guide.md":   "docs/guide.md",
+		"src//app/..//app/util.go":        "src/app/util.go",
+		"a b/../a b/spaced name.txt":      "a b/spaced name.txt",
+		"docs/x/y/../../guide.md":         "docs/guide.md",
+		"src/app/main.go/../main_test.go": "src/app/main_test.go", // lexical, as path.Clean reads it
+	} {
+		text, res, err := read(t, srv, ReadFileArgs{Files: []FileRequest{{Path: name}}})
+		if err != nil {
+			t.Errorf("read %q: %v, want %s", name, err, want)
+			continue
+		}
+		if res.Files[0].Path != want || !strings.Contains(text, "[file: "+want+" | ") {
+			t.Errorf("read %q: served as %q, want %q:\n%s", name, res.Files[0].Path, want, text)
+		}
+	}
+	for _, name := range []string{
+		"src/../../secret.txt", "src/app/../../../secret.txt", "../src/app/main.go", "./../secret.txt",
+		"src/..", "src/app/../..", "src/../..", "src/app/../", "src/../src/app/",
+	} {
+		text, _, err := read(t, srv, ReadFileArgs{Files: []FileRequest{{Path: name}}})
+		if err == nil || strings.Contains(text, secret) {
+			t.Errorf("read %q served:\n%s", name, text)
+		} else if !errors.Is(err, ErrRefused) {
+			t.Errorf("read %q: %v, want refused", name, err)
+		}
+	}
+	// ".." is read on the name, never through a link: planted/dirlink/..
+	// is planted, whatever dirlink points to, so this names secret.txt at
+	// the tree's root, which files.json does not list.
+	text, _, err := read(t, srv, ReadFileArgs{Files: []FileRequest{{Path: "planted/dirlink/../../secret.txt"}}})
+	if !errors.Is(err, ErrNotFound) || strings.Contains(text, secret) || !strings.Contains(err.Error(), `"secret.txt"`) {
+		t.Errorf("read through a linked directory and back: %v\n%s", err, text)
+	}
+}

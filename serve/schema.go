@@ -86,7 +86,10 @@ func listFilesSchema() (*jsonschema.Schema, error) {
 	return sc, nil
 }
 
-func searchSchema() (*jsonschema.Schema, error) {
+// searchSchema is search's input schema; exampleGlob is a path_glob that
+// fits the snapshot served at start (view.exampleGlob), so the example
+// speaks the repository's language.
+func searchSchema(exampleGlob string) (*jsonschema.Schema, error) {
 	sc, err := jsonschema.For[SearchArgs](nil)
 	if err != nil {
 		return nil, err
@@ -94,13 +97,80 @@ func searchSchema() (*jsonschema.Schema, error) {
 	p := sc.Properties
 	p["pattern"].Description = `RE2 regular expression, e.g. "func \\w+Handler" or "(?i)todo".`
 	p["pattern"].MinLength, p["pattern"].MaxLength = ptr(1), ptr(maxPatternBytes)
-	p["path_glob"].Description = `Only files matching this glob, e.g. "src/**/*.go".`
+	p["path_glob"].Description = fmt.Sprintf("Only files matching this glob, e.g. %q.", exampleGlob)
 	p["path_glob"].MaxLength = ptr(maxPatternBytes)
 	p["context_lines"].Description = fmt.Sprintf("Lines of context before and after each match, 0-%d.", maxContextLines)
 	p["context_lines"].Minimum, p["context_lines"].Maximum = ptr(0.0), ptr(float64(maxContextLines))
 	p["max_results"].Description = fmt.Sprintf("Most matching lines to show, 1-%d, default %d.", maxMaxResults, defaultMaxResults)
 	p["max_results"].Minimum, p["max_results"].Maximum = ptr(1.0), ptr(float64(maxMaxResults))
 	p["max_results"].Default = mustJSON(defaultMaxResults)
+	return sc, nil
+}
+
+// readFileOutputSchema is read_file's outputSchema: inferred from
+// ReadFileResult, then narrowed to what the server sends (arrays are never
+// null, a cut has one reason) and described, since a client may show the
+// model this structured result instead of the text.
+func readFileOutputSchema() (*jsonschema.Schema, error) {
+	sc, err := jsonschema.For[ReadFileResult](nil)
+	if err != nil {
+		return nil, err
+	}
+	sc.Description = "The answer as fields: each file's text (numbered lines and trailer) and what its trailer says. The files' texts joined are the text content."
+	p := sc.Properties
+	p["files"].Description = "One entry per file asked for, in the order asked."
+	notNull(p["files"], "array")
+	p["budget_tokens"].Description = "The token budget the answer was held to."
+	p["tokens"].Description = "o200k tokens the text content costs."
+	p["cut"].Description = "The budget stopped the answer before every range asked for was shown."
+	p["failed"].Description = "Files answered with an error instead of lines."
+	f := p["files"].Items.Properties
+	f["path"].Description = "The path as asked for, tidied (./a.txt is a.txt)."
+	f["duplicate_of"].Description = "The canonical copy served for a duplicate path."
+	f["total_lines"].Description = "Lines in the file."
+	f["shown"].Description = "The [start, end] line ranges shown, 1-based and inclusive."
+	notNull(f["shown"], "array")
+	notNull(f["shown"].Items, "array")
+	f["shown"].Items.MinItems, f["shown"].Items.MaxItems = ptr(2), ptr(2)
+	f["next"].Description = "The line to continue from; absent when the read reached the end."
+	f["cut"].Description = "Why this file's lines stop short."
+	f["cut"].Enum = []any{"token budget"}
+	f["not_read"].Description = "The budget was spent before this file: read it in another call."
+	f["error"].Description = "Why this file could not be read; the other files were."
+	f["encoding"].Description = "The encoding the source was decoded from, when it was not UTF-8; the text is UTF-8."
+	f["text"].Description = `This file's part of the answer: its lines as "  10 | text", then its trailer line.`
+	return sc, nil
+}
+
+// searchOutputSchema is search's outputSchema, narrowed and described like
+// read_file's.
+func searchOutputSchema() (*jsonschema.Schema, error) {
+	sc, err := jsonschema.For[SearchResult](nil)
+	if err != nil {
+		return nil, err
+	}
+	sc.Description = "The answer as fields: every line the text shows, the files that could not be searched, the summary line, the counts."
+	p := sc.Properties
+	p["lines"].Description = `The lines shown, in order: matches and the context around them. The text shows a match as path:line:text, context as path-line-text, and "--" where a file or a run of lines starts.`
+	notNull(p["lines"], "array")
+	l := p["lines"].Items.Properties
+	l["path"].Description = "The file."
+	l["line"].Description = "The line number, 1-based."
+	l["line"].Minimum = ptr(1.0)
+	l["text"].Description = "The line as shown: a long line is cut around its match."
+	l["match"].Description = "true for a matching line, false for context."
+	p["matches"].Description = "Matching lines shown."
+	p["total_matches"].Description = "Matching lines found."
+	p["files"].Description = "Files with at least one match."
+	p["files_searched"].Description = "Files in scope of path_glob."
+	p["left_out"].Description = "Matching lines found but not shown."
+	p["cut"].Description = "What stopped the output."
+	p["cut"].Enum = []any{"max_results", "token budget"}
+	p["incomplete"].Description = "Counting stopped at its limit: total_matches is a floor."
+	p["failed"].Description = "Files that could not be searched."
+	p["errors"].Description = "Why, for the first few of them."
+	notNull(p["errors"], "array")
+	p["summary"].Description = "The text's last line: what the search covered, what it left out and how to narrow it."
 	return sc, nil
 }
 

@@ -19,17 +19,30 @@ type SearchArgs struct {
 	MaxResults   int    `json:"max_results,omitempty"`
 }
 
-// SearchResult is search's structured output beside the grep-style text.
+// SearchResult is search's answer as fields: every line the grep-style text
+// shows, the files that could not be searched, the summary line, and the
+// counts.
 type SearchResult struct {
-	Matches      int         `json:"matches"`       // matching lines shown
-	TotalMatches int         `json:"total_matches"` // matching lines found
-	Files        int         `json:"files"`         // files with at least one match
-	FilesSearch  int         `json:"files_searched"`
-	LeftOut      int         `json:"left_out"`             // matching lines not shown
-	Cut          string      `json:"cut,omitempty"`        // "max_results" or "token budget"
-	Incomplete   bool        `json:"incomplete,omitempty"` // counting stopped at the count limit
-	Failed       int         `json:"failed,omitempty"`     // files that could not be searched
-	Errors       []FileError `json:"errors,omitempty"`     // why, for the first few of them
+	Lines        []SearchLine `json:"lines"`         // the lines shown, in the text's order
+	Matches      int          `json:"matches"`       // matching lines shown
+	TotalMatches int          `json:"total_matches"` // matching lines found
+	Files        int          `json:"files"`         // files with at least one match
+	FilesSearch  int          `json:"files_searched"`
+	LeftOut      int          `json:"left_out"`             // matching lines not shown
+	Cut          string       `json:"cut,omitempty"`        // "max_results" or "token budget"
+	Incomplete   bool         `json:"incomplete,omitempty"` // counting stopped at the count limit
+	Failed       int          `json:"failed,omitempty"`     // files that could not be searched
+	Errors       []FileError  `json:"errors,omitempty"`     // why, for the first few of them
+	Summary      string       `json:"summary"`              // the text's last line: what was covered, left out, how to narrow
+}
+
+// SearchLine is one line of a search answer: a match, or context around one.
+// The text shows it as path:line:text (a match) or path-line-text.
+type SearchLine struct {
+	Path  string `json:"path"`
+	Line  int    `json:"line"`
+	Text  string `json:"text"` // as shown: a long line is cut around its match
+	Match bool   `json:"match"`
 }
 
 // FileError is one file a call could not serve and why.
@@ -91,6 +104,7 @@ func (s *Server) search(ctx context.Context, sn *view, args SearchArgs) (answer,
 	budget := s.opts.DefaultBudget
 	g := grep{ctx: ctx, stop: stop, re: re, ctxLines: args.ContextLines, maxShown: maxResults, maxChars: s.opts.MaxLineChars,
 		counter: s.counter, budget: budget, room: budget - 120} // the tail line stays within the budget too
+	g.res.Lines = []SearchLine{}
 	id := -1
 	for _, e := range sn.readable {
 		if !e.Staged {
@@ -128,8 +142,9 @@ func (s *Server) search(ctx context.Context, sn *view, args SearchArgs) (answer,
 		}
 	}
 	g.res.LeftOut = g.res.TotalMatches - g.res.Matches
+	g.res.Summary = g.tail(sn, args, tree, maxResults)
 	g.out.WriteString(g.errText.String())
-	g.out.WriteString(g.tail(args, maxResults))
+	g.out.WriteString(g.res.Summary)
 	return answer{text: g.out.String(), out: g.res}, nil
 }
 
@@ -229,6 +244,7 @@ func (g *grep) file(sn *view, rel string, size int64) error {
 	var (
 		buf      []byte
 		ends     []int
+		shownAs  []SearchLine // each line in buf, as a field
 		isMatch  []bool
 		before   []ctxLine
 		after    int
@@ -252,6 +268,7 @@ func (g *grep) file(sn *view, rel string, size int64) error {
 		buf = append(buf, text...)
 		buf = append(buf, '\n')
 		ends = append(ends, len(buf))
+		shownAs = append(shownAs, SearchLine{Path: rel, Line: n, Text: text, Match: match})
 		isMatch = append(isMatch, match)
 		lastOut = n
 	}
@@ -317,6 +334,7 @@ func (g *grep) file(sn *view, rel string, size int64) error {
 	}
 	if k > 0 {
 		g.out.Write(buf[:ends[k-1]])
+		g.res.Lines = append(g.res.Lines, shownAs[:k]...)
 		g.room -= cost
 	}
 	g.res.Matches += countTrue(isMatch[:k])
@@ -338,12 +356,13 @@ func countTrue(bs []bool) int {
 }
 
 // tail says what the search covered and, when it left matches out, how to
-// narrow it.
-func (g *grep) tail(args SearchArgs, maxResults int) string {
+// narrow it, in terms of this snapshot: its example glob names the
+// snapshot's own main language.
+func (g *grep) tail(sn *view, args SearchArgs, tree *syntax.Regexp, maxResults int) string {
 	r := g.res
 	if r.TotalMatches == 0 {
-		return fmt.Sprintf("[search: no match for %s in %d files; RE2 syntax, case-sensitive (prefix (?i) to ignore case); check path_glob]\n",
-			echo(args.Pattern), r.FilesSearch)
+		return fmt.Sprintf("[search: no match for %s in %d files; RE2 syntax%s; check path_glob]\n",
+			echo(args.Pattern), r.FilesSearch, caseNote(tree))
 	}
 	if r.LeftOut == 0 {
 		return fmt.Sprintf("[search: %d matching lines in %d files]\n", r.TotalMatches, r.Files)
@@ -356,7 +375,7 @@ func (g *grep) tail(args SearchArgs, maxResults int) string {
 	if r.Cut == "token budget" {
 		why = fmt.Sprintf("token budget %d", g.budget)
 	}
-	hint := `narrow it: add path_glob (e.g. "src/**/*.go"), make the pattern more specific`
+	hint := fmt.Sprintf("narrow it: add path_glob (e.g. %q), make the pattern more specific", sn.exampleGlob())
 	if r.Cut == "max_results" && maxResults < maxMaxResults {
 		hint += fmt.Sprintf(", or raise max_results (up to %d)", maxMaxResults)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,5 +197,82 @@ func TestOversizeRangedReadSeeks(t *testing.T) {
 	text, _, err := read(t, srv, ReadFileArgs{Files: []FileRequest{{Path: "dump.sql", Ranges: [][]int{{45000, 45001}}}}})
 	if err != nil || !strings.Contains(text, "| line 45000 of the dump\n") || !strings.Contains(text, "total: ") {
 		t.Errorf("read past the overwritten head: %v\n%s", err, text)
+	}
+}
+
+// TestSearchHintsFitTheSnapshot: the advice in a search's last line is
+// about this snapshot and this pattern. Narrowing suggests a path_glob of
+// the snapshot's own main language and where its sources live (never
+// src/**/*.go in a Python repository); a pattern that already ignores case
+// is not told to prefix (?i), and one without letters is told nothing about
+// case.
+func TestSearchHintsFitTheSnapshot(t *testing.T) {
+	python := snap{files: map[string]string{
+		"src/click/core.py":   "def main():\n    return 0\n\ndef helper():\n    pass\n",
+		"src/click/utils.py":  "def echo(msg):\n    print(msg)\n",
+		"tests/test_core.py":  "def test_main():\n    assert True\n",
+		"README.md":           "# click\n\ndef in prose\n",
+		"docs/usage.md":       "Call def main.\n",
+		"scripts/release.sh":  "echo def\n",
+		"src/click/_compat.c": "int def;\n",
+		"docs/a.md":           "def\n", // more Markdown than Python: only the source files decide
+		"docs/b.md":           "def\n",
+		"docs/c.md":           "def\n",
+	}}
+	srv, _ := newTestServer(t, &python, Options{})
+	// entryFor marks only .go as source: say what files.json would, and
+	// have the example glob found again.
+	srv.cur.glob = exampleGlob{}
+	for _, e := range srv.cur.readable {
+		switch path.Ext(e.Path) {
+		case ".py":
+			e.Category, e.Language = "source", "Python"
+		case ".c":
+			e.Category, e.Language = "source", "C"
+		case ".sh":
+			e.Category, e.Language = "source", "Shell"
+		}
+	}
+	text, _, err := searchText(t, srv, SearchArgs{Pattern: "def", MaxResults: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, `add path_glob (e.g. "src/**/*.py")`) || strings.Contains(text, ".go") {
+		t.Errorf("narrowing hint in a Python snapshot:\n%s", text)
+	}
+
+	for _, e := range srv.cur.readable {
+		e.Category = "text" // no source at all: the most common extension of any file
+	}
+	srv.cur.glob = exampleGlob{}
+	text, _, _ = searchText(t, srv, SearchArgs{Pattern: "def", MaxResults: 1})
+	if !strings.Contains(text, `add path_glob (e.g. "docs/**/*.md")`) {
+		t.Errorf("narrowing hint in a snapshot without source:\n%s", text)
+	}
+
+	// baseSnap is Go under src/: the hint stays what it was there.
+	goSrv, _ := newTestServer(t, nil, Options{})
+	text, _, _ = searchText(t, goSrv, SearchArgs{Pattern: "of big", MaxResults: 3})
+	if !strings.Contains(text, `add path_glob (e.g. "src/**/*.go")`) {
+		t.Errorf("narrowing hint in a Go snapshot:\n%s", text)
+	}
+
+	for _, tt := range []struct {
+		pattern   string
+		want, not string
+	}{
+		{"no such thing", "case-sensitive (prefix (?i) to ignore case)", ""},
+		{"(?i)no such thing", "case-insensitive", "prefix (?i)"},
+		{"(?is)no.such thing", "case-insensitive", "prefix (?i)"},
+		{"(?i:no such) thing", "", "prefix (?i)"},
+		{`\d{40}`, "RE2 syntax", "case"},
+	} {
+		text, _, err := searchText(t, srv, SearchArgs{Pattern: tt.pattern})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, "no match") || !strings.Contains(text, tt.want) || (tt.not != "" && strings.Contains(text, tt.not)) {
+			t.Errorf("%s: want %q and not %q in\n%s", tt.pattern, tt.want, tt.not, text)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // FuzzLevenshtein: Myers' bit-parallel distance equals the dynamic program.
@@ -108,4 +110,33 @@ func bruteClosest(sn *view, name string) []string {
 		out[i] = c.path
 	}
 	return out
+}
+
+// TestMainGlob: the example path_glob is the snapshot's own main kind of
+// source under the directory holding most of it.
+func TestMainGlob(t *testing.T) {
+	entries := func(category string, paths ...string) []*snapshot.Entry {
+		var out []*snapshot.Entry
+		for _, p := range paths {
+			out = append(out, &snapshot.Entry{Path: p, Category: category})
+		}
+		return out
+	}
+	for name, tt := range map[string]struct {
+		files []*snapshot.Entry
+		want  string
+	}{
+		"python under src": {append(entries("source", "src/click/core.py", "src/click/utils.py", "tests/test_core.py", "setup.sh"),
+			entries("text", "docs/a.md", "docs/b.md", "docs/c.md", "docs/d.md")...), "src/**/*.py"},
+		"go at the root and below": {entries("source", "main.go", "flags.go", "serve/http.go"), "**/*.go"},
+		"go below":                 {entries("source", "main.go", "serve/http.go", "serve/mcp.go"), "serve/**/*.go"},
+		"ties by name":             {entries("source", "lib/a.rs", "lib/b.ts"), "lib/**/*.rs"},
+		"no source":                {entries("text", "docs/a.md", "docs/b.md", "notes.txt"), "docs/**/*.md"},
+		"no extension":             {entries("text", "LICENSE", "bin/run"), "**"},
+		"empty":                    {nil, "**"},
+	} {
+		if got := mainGlob(tt.files); got != tt.want {
+			t.Errorf("%s: mainGlob = %q, want %q", name, got, tt.want)
+		}
+	}
 }

@@ -37,6 +37,7 @@ type view struct {
 	lines    map[string]*lineindex.File // oversize files' line marks, by path
 	warnings []string                   // index files that could not be used, for the log
 	grams    pathGrams                  // for not-found suggestions, built on the first miss
+	glob     exampleGlob                // for search's narrowing hint, found on the first use
 
 	refs    int  // requests using it; guarded by Server.mu
 	retired bool // replaced or closed; guarded by Server.mu
