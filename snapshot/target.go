@@ -33,6 +33,15 @@ func CheckTarget(src, out string) error {
 	if err != nil {
 		return err
 	}
+	if info.Mode()&os.ModeSymlink != 0 {
+		// Publication swaps the new snapshot's directory with OUT's name:
+		// the link would be swapped, not the directory it points to, so a
+		// link is never taken for its directory.
+		if target, err := os.Readlink(out); err == nil {
+			return fmt.Errorf("output %s is a symlink (to %s); refusing it: give -o the directory itself", out, target)
+		}
+		return fmt.Errorf("output %s is a symlink; refusing it: give -o the directory itself", out)
+	}
 	if !info.IsDir() {
 		return fmt.Errorf("output %s exists and is not a directory", out)
 	}
