@@ -22,6 +22,12 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	if r.prior == nil {
 		r.reuse.Previous = cmp.Or(r.load.previous, r.reuse.Previous, report.PreviousNone)
 		r.reuse.Detail = cmp.Or(r.load.detail, r.reuse.Detail)
+		if r.load.previous == report.PreviousNoState && r.load.detail != "" {
+			// OUT holds a snapshot whose state is missing, damaged, not
+			// this key's or refused (too large to be one): say so, or a
+			// scheduled refresh just runs slow every time.
+			r.opts.Logger.Warn("refresh: not using the previous snapshot's state; reading every file again", "why", r.load.detail)
+		}
 		if len(recs) > 0 {
 			r.reuse.NotReused[r.reuse.Previous] = len(recs)
 		}

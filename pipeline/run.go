@@ -180,6 +180,14 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	defer tree.Close()
 	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
+	defer env.Close()
+	// What reads the staged copies after the loop (REPO_MAP, instructions,
+	// previews) opens them as the loop wrote them: each relative to its
+	// directory's descriptor (stages.Env.Tree), at any depth.
+	staged, err := env.Tree()
+	if err != nil {
+		return nil, err
+	}
 	if !r.warmed && !r.loading() {
 		// OUT holds a snapshot, but already known to be of no use.
 		go tokens.Warm()
@@ -269,7 +277,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 	m := buildManifest(recs, pruned)
 	res := &Result{Manifest: m, Findings: findings}
-	if err := r.writeOutputs(ctx, tree, res); err != nil {
+	if err := r.writeOutputs(ctx, staged.FS(), res); err != nil {
 		return nil, err
 	}
 	return res, nil

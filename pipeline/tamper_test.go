@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -95,6 +96,45 @@ func TestShiftedLineMarksAreRefused(t *testing.T) {
 			t.Errorf("read big.txt:50000-50002 lacks %q:\n%s", want, text)
 		}
 	}
+	refreshEqualsFull(t, src, out)
+}
+
+// TestResummedLineMarksAreNotCarried: the sums in lines.json are unkeyed,
+// so whoever edits the marks can recompute them. verify recounts the marks
+// from the staged text; a refresh must not carry them forward either: it
+// takes an index only when it is the one the MAC'd state describes.
+func TestResummedLineMarksAreNotCarried(t *testing.T) {
+	noRacyWindow(t)
+	src := filepath.Join(t.TempDir(), "repo")
+	var big strings.Builder
+	for i := 1; i <= 60000; i++ {
+		fmt.Fprintf(&big, "line %d\n", i)
+	}
+	writeFiles(t, src, map[string]string{"big.txt": big.String(), "small.txt": "small\n"})
+	out := filepath.Join(t.TempDir(), "out")
+	runOpts(t, refreshOpts(src, out))
+
+	name := filepath.Join(out, snapshot.LinesJSON)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lx, err := lineindex.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(lx.Files[0].Marks); i++ {
+		lx.Files[0].Marks[i][0] += 10
+	}
+	var resummed bytes.Buffer
+	if err := lx.Encode(&resummed); err != nil { // sums recomputed
+		t.Fatal(err)
+	}
+	writeOver(t, name, resummed.Bytes())
+	if _, err := lineindex.Parse(resummed.Bytes()); err != nil {
+		t.Fatalf("the forged lines.json must pass its own checks: %v", err)
+	}
+	wantDrift(t, out, snapshot.LinesJSON, "")
 	refreshEqualsFull(t, src, out)
 }
 

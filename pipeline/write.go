@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -40,7 +39,7 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *snapshot.Mani
 
 // writeOutputs writes every index file of the snapshot into the temporary
 // directory, report.json last.
-func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) error {
+func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
 	begin := time.Now()
 	m := res.Manifest
 	filesSum, err := r.writeFilesJSON(m)
@@ -53,13 +52,13 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	if err := r.out.WriteFile(snapshot.OversizeJSON, func(w *bufio.Writer) error {
 		// A preview reads to the end of a file's first line, however long:
 		// reads stop once the run is cancelled.
-		return snapshot.WriteOversize(w, m, ctxFS{ctx, tree.FS()}, r.opts.PreviewLines)
+		return snapshot.WriteOversize(w, m, ctxFS{ctx, tree}, r.opts.PreviewLines)
 	}); err != nil {
 		return err
 	}
 	repoMap := r.prior.SameRepoMap(filesSum)
 	if repoMap == nil {
-		repoMap = repomap.Render(m, repomap.Options{Name: filepath.Base(r.opts.Root), Tree: tree.FS()})
+		repoMap = repomap.Render(m, repomap.Options{Name: filepath.Base(r.opts.Root), Tree: tree})
 	}
 	if err := r.out.WriteFile(snapshot.RepoMapMD, func(w *bufio.Writer) error { _, err := w.Write(repoMap); return err }); err != nil {
 		return err
@@ -73,9 +72,12 @@ func (r *run) writeOutputs(ctx context.Context, tree *os.Root, res *Result) erro
 	// instructions.json: the index of agent instruction files the server
 	// answers `instructions` from, built from the finished manifest and
 	// the staged (normalized, redacted) tree.
-	idx, err := instructions.Build(m, tree.FS())
+	idx, err := instructions.Build(m, tree)
 	if err != nil {
 		return err
+	}
+	for _, w := range idx.Warnings {
+		r.opts.Logger.Warn(w) // the size bound left some files' imports out
 	}
 	if err := r.out.WriteJSON(snapshot.InstructionsJSON, idx); err != nil {
 		return err

@@ -3,7 +3,8 @@ package refresh
 import (
 	"context"
 	"os"
-	"sync"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
 )
 
 // What the benchmarks of placement (place_bench_test.go) reach inside.
@@ -33,19 +34,16 @@ func (p *Prior) PlaceJobs() []PlaceJob {
 	return jobs
 }
 
-// Place places j at to as a refresh does; untrusted hashes the copy even
-// where the state vouches for it.
-func (p *Prior) Place(ctx context.Context, j PlaceJob, to string, trusted bool) (string, error) {
+// Place places j at its path in the new tree out as a refresh does;
+// untrusted hashes the copy even where the state vouches for it.
+func (p *Prior) Place(ctx context.Context, j PlaceJob, out *dirfd.Out, trusted bool) (string, error) {
 	trust := j.trust
 	if !trusted {
 		trust = nil
 	}
-	_, why, err := p.place(ctx, j.From, to, j.want, trust)
+	_, why, err := p.place(ctx, j.From, out, j.From, j.want, trust)
 	return why, err
 }
-
-// ForgetMade forgets the directories made in a new tree, for the next.
-func (p *Prior) ForgetMade() { p.made = sync.Map{} }
 
 // OpenCopy opens a staged copy of the previous snapshot as place does.
 func (p *Prior) OpenCopy(rel string) (*os.File, error) { return p.copies.Open(rel) }

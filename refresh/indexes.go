@@ -3,6 +3,7 @@ package refresh
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -47,7 +48,7 @@ func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok 
 		}
 	}
 	ix, tri, err := p.snap.SearchIndexFiles(p.manifest) // copied whole: its checksum covers the table
-	if err != nil || len(ix.Paths()) != len(staged) {
+	if err != nil || !p.described(snapshot.SearchIndex, tri) || len(ix.Paths()) != len(staged) {
 		return false, nil
 	}
 	for i, rec := range staged {
@@ -56,7 +57,7 @@ func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok 
 		}
 	}
 	lx, lines, err := p.snap.LineIndex(p.manifest)
-	if err != nil || len(lx.Files) != len(oversize) {
+	if err != nil || !p.described(snapshot.LinesJSON, lines) || len(lx.Files) != len(oversize) {
 		return false, nil
 	}
 	for i, rec := range oversize {
@@ -85,8 +86,8 @@ func (p *Prior) unchanged(rec *stages.Record) bool {
 // files.json, or most files changed) and the caller builds one. The
 // result is the index a build writes.
 func (p *Prior) UpdateIndex(ctx context.Context, staged []*stages.Record, files []trigram.File, dst string) (ok bool, err error) {
-	ix, _, err := p.snap.SearchIndex(p.manifest)
-	if err != nil {
+	ix, data, err := p.snap.SearchIndex(p.manifest)
+	if err != nil || !p.described(snapshot.SearchIndex, data) {
 		return false, nil
 	}
 	ids := make(map[string]int, len(ix.Paths()))
@@ -161,8 +162,8 @@ func (c *checkedReader) Close() error { return c.f.Close() }
 // files whose text is unchanged, by path; none when the previous lines.json
 // is not bound to the previous files.json (snapshot.LineIndex).
 func (p *Prior) LineMarks(staged []*stages.Record) map[string]lineindex.File {
-	lx, _, err := p.snap.LineIndex(p.manifest)
-	if err != nil {
+	lx, data, err := p.snap.LineIndex(p.manifest)
+	if err != nil || !p.described(snapshot.LinesJSON, data) {
 		return nil
 	}
 	byPath := make(map[string]lineindex.File, len(lx.Files))
@@ -193,4 +194,14 @@ func (p *Prior) CopyFilesJSON(m *snapshot.Manifest, out *snapshot.Pending) (sum 
 
 func sameManifest(a, b *snapshot.Manifest) bool {
 	return a != nil && b != nil && a.Schema == b.Schema && slices.Equal(a.Files, b.Files) && slices.Equal(a.Pruned, b.Pruned)
+}
+
+// described reports whether data, the previous snapshot's index name, is
+// the one the MAC'd state recorded: an index whose unkeyed sums were
+// recomputed after an edit is bound to files.json but not described, and
+// is built again.
+func (p *Prior) described(name string, data []byte) bool {
+	sum := blake3.Sum256(data)
+	want, ok := p.indexes[name]
+	return ok && want == hex.EncodeToString(sum[:])
 }

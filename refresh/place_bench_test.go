@@ -12,6 +12,7 @@ import (
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/pipeline"
 	"github.com/repoprep/repoprep/refresh"
@@ -63,28 +64,35 @@ func BenchmarkPlaceGoSrc(b *testing.B) {
 	for _, j := range jobs {
 		total += j.Size
 	}
-	each := func(b *testing.B, fn func(j refresh.PlaceJob, to string) error) {
+	each := func(b *testing.B, fn func(j refresh.PlaceJob, dst *dirfd.Out, to string) error) {
 		b.SetBytes(total)
 		for i := 0; b.Loop(); i++ {
 			dst := filepath.Join(work, fmt.Sprintf("new-%d", i))
-			p.ForgetMade()
+			if err := os.Mkdir(dst, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			tree, err := dirfd.OpenOut(dst) // a new tree, as each run's
+			if err != nil {
+				b.Fatal(err)
+			}
 			var g errgroup.Group
 			g.SetLimit(opts.Workers)
 			for _, j := range jobs {
-				g.Go(func() error { return fn(j, filepath.Join(dst, filepath.FromSlash(j.From))) })
+				g.Go(func() error { return fn(j, tree, filepath.Join(dst, filepath.FromSlash(j.From))) })
 			}
 			if err := g.Wait(); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
+			tree.Close()
 			os.RemoveAll(dst)
 			b.StartTimer()
 		}
 		b.ReportMetric(float64(len(jobs))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	}
-	place := func(trusted bool) func(j refresh.PlaceJob, to string) error {
-		return func(j refresh.PlaceJob, to string) error {
-			why, err := p.Place(b.Context(), j, to, trusted)
+	place := func(trusted bool) func(j refresh.PlaceJob, dst *dirfd.Out, to string) error {
+		return func(j refresh.PlaceJob, dst *dirfd.Out, _ string) error {
+			why, err := p.Place(b.Context(), j, dst, trusted)
 			if err == nil && why != "" {
 				err = fmt.Errorf("%s: %s", j.From, why)
 			}
@@ -100,7 +108,7 @@ func BenchmarkPlaceGoSrc(b *testing.B) {
 	})
 	b.Run("read-hash", func(b *testing.B) {
 		bufs := sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }} // place's buffers
-		each(b, func(j refresh.PlaceJob, _ string) error {
+		each(b, func(j refresh.PlaceJob, _ *dirfd.Out, _ string) error {
 			f, err := p.OpenCopy(j.From)
 			if err != nil {
 				return err
@@ -114,7 +122,7 @@ func BenchmarkPlaceGoSrc(b *testing.B) {
 		})
 	})
 	b.Run("hardlink", func(b *testing.B) {
-		each(b, func(j refresh.PlaceJob, to string) error {
+		each(b, func(j refresh.PlaceJob, _ *dirfd.Out, to string) error {
 			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 				return err
 			}

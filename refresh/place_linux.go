@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -49,7 +48,7 @@ func cloneUnsupported(err error) bool {
 // takes it), hashed and written, so a copy edited in OUT fails the hash as
 // in place. ok is false where openat2 is missing or refused: the caller
 // places the file itself.
-func (p *Prior) placeFast(ctx context.Context, from, to string, want [32]byte, trust *copyID) (n int64, why string, err error, ok bool) {
+func (p *Prior) placeFast(ctx context.Context, from string, out *dirfd.Out, rel string, want [32]byte, trust *copyID) (n int64, why string, err error, ok bool) {
 	src, err, fast := p.copies.OpenFd(from)
 	switch {
 	case !fast:
@@ -64,23 +63,16 @@ func (p *Prior) placeFast(ctx context.Context, from, to string, want [32]byte, t
 	if err := unix.Fstat(src, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return 0, report.NotReusedCopy, nil, true // a directory, FIFO or device where a file was
 	}
-	if dir := filepath.Dir(to); !p.madeDir(dir) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			n, why, err := placeFailed(err)
-			return n, why, err, true
-		}
-		p.made.Store(dir, true)
-	}
-	dst, err := unix.Open(to, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
+	dst, err := out.CreateFD(rel, 0o644)
 	if err != nil {
-		n, why, err := placeFailed(&fs.PathError{Op: "open", Path: to, Err: err})
+		n, why, err := placeFailed(err)
 		return n, why, err, true
 	}
 	placed := false
 	defer func() {
 		unix.Close(dst)
 		if !placed {
-			os.Remove(to)
+			out.Remove(rel)
 		}
 	}()
 	cloned := false
@@ -105,7 +97,7 @@ func (p *Prior) placeFast(ctx context.Context, from, to string, want [32]byte, t
 			case errors.Is(err, errCopyRange):
 				p.noCopyRange.Store(true) // the kernel copies no range here: read and write
 			case dirfd.IsResource(err):
-				return 0, "", &fs.PathError{Op: "copy_file_range", Path: to, Err: err}, true
+				return 0, "", &fs.PathError{Op: "copy_file_range", Path: rel, Err: err}, true
 			default:
 				return 0, report.NotReusedCopy, nil, true // shrunk since its fstat
 			}
@@ -132,7 +124,7 @@ func (p *Prior) placeFast(ctx context.Context, from, to string, want [32]byte, t
 		h.Write(buf[:m])
 		if !cloned {
 			if err := writeAll(dst, buf[:m]); err != nil {
-				n, why, err := placeFailed(&fs.PathError{Op: "write", Path: to, Err: err})
+				n, why, err := placeFailed(&fs.PathError{Op: "write", Path: rel, Err: err})
 				return n, why, err, true
 			}
 		}
@@ -188,15 +180,15 @@ func writeAll(fd int, b []byte) error {
 	return nil
 }
 
-// stagedCopies takes the identity of each staged record's copy below
-// treeDir (fstatat, no symlink followed), indexed like recs: nil for the
-// others, and for copies changed within CopyTrustWindow of now.
-func stagedCopies(treeDir string, recs []*stages.Record) []*copyID {
-	dir, err := unix.Open(treeDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+// stagedCopies takes the identity of each staged record's copy in env's
+// tree (fstatat relative to its directory, no symlink followed), indexed
+// like recs: nil for the others, and for copies changed within
+// CopyTrustWindow of now.
+func stagedCopies(env *stages.Env, recs []*stages.Record) []*copyID {
+	out, err := env.Tree()
 	if err != nil {
 		return nil // every copy is hashed next time
 	}
-	defer unix.Close(dir)
 	trusted := time.Now().Add(-CopyTrustWindow).UnixNano()
 	ids := make([]*copyID, len(recs))
 	var next atomic.Int64
@@ -211,12 +203,12 @@ func stagedCopies(treeDir string, recs []*stages.Record) []*copyID {
 				if !recs[i].Staged {
 					continue
 				}
-				var st unix.Stat_t
-				if unix.Fstatat(dir, recs[i].Path, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+				st, err := out.Lstat(recs[i].Path)
+				if err != nil || !st.IsRegular() {
 					continue
 				}
-				if ctime := st.Ctim.Nano(); ctime < trusted {
-					ids[i] = &copyID{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, Ctime: ctime}
+				if st.CtimeNs < trusted {
+					ids[i] = &copyID{Dev: st.ID.Dev, Ino: st.ID.Ino, Size: st.Size, Ctime: st.CtimeNs}
 				}
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -19,9 +20,9 @@ func cloneUnsupported(err error) bool { return err != nil }
 
 // placeFast is place on raw descriptors where wired in
 // (refresh_linux.go); here the caller places every file itself.
-func (p *Prior) placeFast(ctx context.Context, from, to string, want [32]byte, trust *copyID) (int64, string, error, bool) {
+func (p *Prior) placeFast(ctx context.Context, from string, out *dirfd.Out, rel string, want [32]byte, trust *copyID) (int64, string, error, bool) {
 	return 0, "", nil, false
 }
 
 // stagedCopies takes no identities here: every copy is hashed.
-func stagedCopies(treeDir string, recs []*stages.Record) []*copyID { return nil }
+func stagedCopies(env *stages.Env, recs []*stages.Record) []*copyID { return nil }

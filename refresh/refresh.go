@@ -133,7 +133,6 @@ func (keys Keys) Key(in Inputs) (string, error) {
 type Prior struct {
 	snap    *snapshot.Snapshot
 	copies  *snapshot.Copies // its staged copies
-	made    sync.Map         // directories of the new tree already made, by OS path
 	noClone atomic.Bool      // a reflink failed as unsupported: the filesystem has none
 	// noCopyRange: copy_file_range failed as unsupported (place_linux.go).
 	noCopyRange atomic.Bool
@@ -144,6 +143,7 @@ type Prior struct {
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
+	indexes            map[string]string     // the state's Indexes
 	manifest           *snapshot.Manifest    // what files.json holds
 	valueList          []string              // the state's Values, in its order
 	findings           []secrets.PathFinding // what secrets.json lists
@@ -182,22 +182,17 @@ func Load(out, key string, keys Keys) (*Prior, string, string) {
 }
 
 func load(snap *snapshot.Snapshot, key string, keys Keys) (*Prior, string, string) {
-	// files.json is read and hashed beside the state, which must name it.
+	// files.json is hashed beside the state, which must name it: as a
+	// stream (it is never held), and no further once the state is refused.
 	filesSum := make(chan string, 1)
-	go func() {
-		data, err := snap.ReadFile(snapshot.FilesJSON)
-		if err != nil {
-			filesSum <- ""
-			return
-		}
-		sum := blake3.Sum256(data)
-		filesSum <- hex.EncodeToString(sum[:])
-	}()
+	stop := make(chan struct{})
+	go func() { filesSum <- hashFile(snap, snapshot.FilesJSON, stop) }()
 	st, err := readState(snap, keys.mac)
-	sum := <-filesSum
 	if err != nil {
+		close(stop)
 		return nil, report.PreviousNoState, err.Error()
 	}
+	sum := <-filesSum
 	if st.Key != key {
 		return nil, report.PreviousOther, ""
 	}
@@ -211,7 +206,7 @@ func load(snap *snapshot.Snapshot, key string, keys Keys) (*Prior, string, strin
 	}
 	p := &Prior{
 		snap: snap, copies: copies, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text, valuesKey: keys.values,
-		filesJSON: st.FilesJSON, repoMap: st.RepoMap, manifest: m, valueList: st.Values, findings: st.Findings,
+		filesJSON: st.FilesJSON, repoMap: st.RepoMap, indexes: st.Indexes, manifest: m, valueList: st.Values, findings: st.Findings,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*snapshot.Entry, len(m.Files)),
 	}
 	for _, v := range st.Values {
@@ -224,6 +219,33 @@ func load(snap *snapshot.Snapshot, key string, keys Keys) (*Prior, string, strin
 		p.entries[m.Files[i].Path] = &m.Files[i]
 	}
 	return p, report.PreviousUsed, ""
+}
+
+// hashFile is the BLAKE3 (hex) of the file name inside the snapshot, read
+// as a stream; "" when it cannot be read, or once stop is closed.
+func hashFile(snap *snapshot.Snapshot, name string, stop <-chan struct{}) string {
+	f, err := snap.OpenFile(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := blake3.New()
+	buf := make([]byte, 256<<10)
+	for {
+		select {
+		case <-stop:
+			return ""
+		default:
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			return hex.EncodeToString(h.Sum(nil))
+		}
+		if err != nil {
+			return ""
+		}
+	}
 }
 
 // copyOwn copies the previous snapshot's file name into to, if it hashes

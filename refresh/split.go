@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -137,6 +135,11 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		// A few long-lived workers, not a goroutine per file: each would
 		// grow its stack again for the copy.
 		g, gctx := errgroup.WithContext(pctx)
+		out, err := env.Tree()
+		if err != nil && len(jobs) > 0 {
+			done <- err
+			return
+		}
 		var next atomic.Int64
 		for range max(workers, 1) {
 			g.Go(func() error {
@@ -147,7 +150,7 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 					}
 					j := jobs[k]
 					rec := recs[j.i]
-					n, r, err := p.place(gctx, j.from, filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path)), j.want, j.trust)
+					n, r, err := p.place(gctx, j.from, out, rec.Path, j.want, j.trust)
 					if err != nil {
 						return fmt.Errorf("refresh %s: %w", rec.Path, err)
 					}
@@ -198,7 +201,11 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			case reasons[j.i] == "":
 				// A replay given up: read for its findings after all.
 				if j.from != "" {
-					if err := os.Remove(filepath.Join(env.TreeDir, filepath.FromSlash(rec.Path))); err != nil {
+					out, err := env.Tree()
+					if err == nil {
+						err = out.Remove(rec.Path)
+					}
+					if err != nil {
 						return nil, fmt.Errorf("refresh %s: %w", rec.Path, err)
 					}
 				}
@@ -248,17 +255,18 @@ var cloneFiles = true
 // copyBufs holds place's buffers; it runs on many goroutines at once.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
-// place puts a copy of the previous tree's from at to (a path in the new
-// tree), a reflink where the filesystem has them (FICLONE: no bytes
-// copied, and later writes to either never show in the other), else a
-// copy; either way the bytes are hashed and must hash to want. A hard
+// place puts a copy of the previous tree's from at rel in the new tree
+// out (its directories made and the copy created relative to their
+// parent's descriptor), a reflink where the filesystem has them (FICLONE:
+// no bytes copied, and later writes to either never show in the other),
+// else a copy; either way the bytes are hashed and must hash to want. A hard
 // link is never used: it would share one inode between two snapshots, so
 // a change to one would change a published snapshot, and verify and serve
 // refuse hard-linked files. why is "" when placed, else why the record
-// must be read from its source instead (nothing is left at to). err is
+// must be read from its source instead (nothing is left at rel). err is
 // for failures of the machine: a full disk must stop the run.
-func (p *Prior) place(ctx context.Context, from, to string, want [32]byte, trust *copyID) (n int64, why string, err error) {
-	if n, why, err, ok := p.placeFast(ctx, from, to, want, trust); ok {
+func (p *Prior) place(ctx context.Context, from string, out *dirfd.Out, rel string, want [32]byte, trust *copyID) (n int64, why string, err error) {
+	if n, why, err, ok := p.placeFast(ctx, from, out, rel, want, trust); ok {
 		return n, why, err
 	}
 	src, err := p.copies.Open(from)
@@ -269,13 +277,7 @@ func (p *Prior) place(ctx context.Context, from, to string, want [32]byte, trust
 		return 0, report.NotReusedCopy, nil // gone, replaced by a symlink or a FIFO: not what files.json says
 	}
 	defer src.Close()
-	if dir := filepath.Dir(to); !p.madeDir(dir) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return placeFailed(err)
-		}
-		p.made.Store(dir, true)
-	}
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	dst, err := out.Create(rel, 0o644)
 	if err != nil {
 		return placeFailed(err)
 	}
@@ -283,7 +285,7 @@ func (p *Prior) place(ctx context.Context, from, to string, want [32]byte, trust
 	defer func() {
 		if !ok {
 			dst.Close()
-			os.Remove(to)
+			out.Remove(rel)
 		}
 	}()
 	bp := copyBufs.Get().(*[]byte)
@@ -328,11 +330,6 @@ func (p *Prior) place(ctx context.Context, from, to string, want [32]byte, trust
 	}
 	ok = true
 	return n, "", nil
-}
-
-func (p *Prior) madeDir(dir string) bool {
-	_, ok := p.made.Load(dir)
-	return ok
 }
 
 // placeFailed sorts a failed write to the new tree: a path that no longer
@@ -387,6 +384,9 @@ func reuse(rec *stages.Record, t taken) {
 	rec.Encoding, rec.BOM, rec.CRLF = en.Encoding, en.BOM, en.CRLF
 	rec.Lines, rec.Tokens, rec.Oversize = en.Lines, en.Tokens, en.Oversize
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = en.ExtractedFrom, en.Extractor, en.ExtractorVersion
+	// The only errors a state lets through are refusals at a work limit
+	// (stages.Memo.AtLimit): the entry keeps it, and the next state too.
+	rec.Err, rec.Memo.AtLimit = en.Err, en.Err != ""
 	rec.Staged = hasText(en)
 	rec.Secrets, rec.Masked, rec.Memo.Clean = en.Secrets, en.Masked, t.clean
 	rec.Memo.RulesClean = t.rulesClean // a left-out file's scan too (stages.SecretValues)

@@ -20,7 +20,7 @@ import (
 	"github.com/repoprep/repoprep/stages"
 )
 
-const stateSchema = "repoprep.refresh-state/v2"
+const stateSchema = "repoprep.refresh-state/v3"
 
 // State is the refresh state of a snapshot being built: the file's body,
 // after its MAC line, in gob. A
@@ -30,8 +30,13 @@ const stateSchema = "repoprep.refresh-state/v2"
 type State struct {
 	Schema    string
 	Key       string
-	FilesJSON string       // BLAKE3 of the files.json it describes
-	RepoMap   string       // BLAKE3 of the REPO_MAP.md beside it
+	FilesJSON string // BLAKE3 of the files.json it describes
+	RepoMap   string // BLAKE3 of the REPO_MAP.md beside it
+	// Indexes is the BLAKE3 (hex) of search.index and lines.json as
+	// published, by name: their own sums are unkeyed (anyone who can write
+	// OUT can recompute them), so a refresh carries an index forward only
+	// when it is the one this MAC'd state describes.
+	Indexes   map[string]string
 	StartedNs int64        // when that run began, for RacyWindow
 	Values    []string     // keyed digests of the values the cross-file pass looked for
 	Files     []stateEntry // the regular files the scan left for the per-file stages
@@ -83,14 +88,56 @@ func (e *stateEntry) identity() stages.Identity {
 	return stages.Identity{Dev: e.Dev, Ino: e.Ino, Size: e.Size, MtimeNs: e.Mtime, CtimeNs: e.Ctime}
 }
 
+// stateBytesPerListed bounds the refresh state by what it describes: per
+// byte of files.json, at most this many bytes of state. The state holds
+// the manifest (files.json's entries in gob, which is never longer than
+// their JSON: no field names, varints) and, per entry at most, one
+// stateEntry: the path again, its directory's triage context (three
+// quoted strings of at most the directory's path and a rule's
+// description each), a 64-byte text digest and a dozen numbers, at most
+// about six times the entry's JSON (itself its path and some 300 bytes of
+// fields). Sixteen leaves room; the findings are bounded by secrets.json
+// (stateBytesPerFinding), the gob's type descriptions and header by
+// stateBytesFixed.
+const (
+	stateBytesPerListed  = 16
+	stateBytesPerFinding = 2 // per byte of secrets.json, which lists the same findings in JSON
+	stateBytesFixed      = 1 << 20
+)
+
+// maxStateBytes is the most the state of a snapshot whose files.json and
+// secrets.json hold filesJSON and secretsJSON bytes may hold: a larger
+// one (a sparse file of gigabytes planted in OUT) is refused from its
+// size, before it is read or its MAC computed. A real state is about half
+// of files.json (GOROOT/src: 3.2 MB beside 6.0 MB).
+func maxStateBytes(filesJSON, secretsJSON int64) int64 {
+	const most = 1 << 60 // past it, saturate: no sum overflows
+	return min(stateBytesPerListed*min(filesJSON, most/64)+stateBytesPerFinding*min(secretsJSON, most/64)+stateBytesFixed, most)
+}
+
+// stateCapWhy says how maxStateBytes is made, for a refusal.
+var stateCapWhy = fmt.Sprintf("%d times %s, %d times %s and 1 MiB", stateBytesPerListed, snapshot.FilesJSON, stateBytesPerFinding, snapshot.SecretsJSON)
+
 // readState reads and authenticates a snapshot's state file: "mac <hex>\n"
-// and the gob it authenticates.
+// and the gob it authenticates. The file is read only up to what a state
+// of this snapshot can hold (maxStateBytes), and authenticated before the
+// gob is decoded.
 func readState(snap *snapshot.Snapshot, macKey []byte) (*State, error) {
-	data, err := snap.ReadFile(snapshot.StateFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errors.New("no refresh state in the previous snapshot")
+	size := func(name string) int64 {
+		if fi, err := snap.Lstat(name); err == nil {
+			return fi.Size()
+		}
+		return 0
 	}
-	if err != nil {
+	limit := maxStateBytes(size(snapshot.FilesJSON), size(snapshot.SecretsJSON))
+	data, err := snap.ReadFileMax(snapshot.StateFile, limit)
+	var tooLarge *snapshot.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, errors.New("no refresh state in the previous snapshot")
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("refresh state not read: %w (%s)", err, stateCapWhy)
+	case err != nil:
 		return nil, err
 	}
 	line, body, ok := bytes.Cut(data, []byte("\n"))
@@ -126,6 +173,17 @@ func stateMAC(key, body []byte) []byte {
 // manifest and the findings. Only this user may read it (0600).
 func (st *State) Write(out *snapshot.Pending, filesSum, repoMapSum string, m *snapshot.Manifest, findings []secrets.PathFinding, keys Keys) error {
 	st.FilesJSON, st.RepoMap, st.Manifest, st.Findings = filesSum, repoMapSum, m, findings
+	st.Indexes = map[string]string{}
+	for _, name := range []string{snapshot.SearchIndex, snapshot.LinesJSON} {
+		sum, err := fileSum(out.Path(name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not written: nothing to carry forward
+		}
+		if err != nil {
+			return err
+		}
+		st.Indexes[name] = sum
+	}
 	var b bytes.Buffer
 	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return err
@@ -166,7 +224,7 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 	} else if st.Values, err = values.Digests(keys.values); err != nil {
 		return nil, err
 	}
-	copies := stagedCopies(env.TreeDir, recs)
+	copies := stagedCopies(env, recs)
 	for i, rec := range recs {
 		id := rec.Identity()
 		if decided[i] || rec.Kind != stages.KindFile || id == (stages.Identity{}) || rec.Reason == "secret-in-name" {
@@ -176,7 +234,9 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 		rulesHere, clean := rec.SecretState()
 		hasText := rec.Staged || rec.DuplicateOf != ""
 		switch {
-		case rec.Err != "":
+		case rec.Err != "" && !rec.Memo.AtLimit:
+			// A document refused at a work limit is not: the same bytes
+			// meet the same limit, so its entry is kept like any other.
 			e.Redo = report.NotReusedError
 		case rec.Reason == "secret", rec.Secrets > 0, hasText && !clean:
 			e.Redo = report.NotReusedFindings
@@ -197,4 +257,18 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 		st.Files = append(st.Files, e)
 	}
 	return st, nil
+}
+
+// fileSum is the BLAKE3 (hex) of the file name, read as a stream.
+func fileSum(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := blake3.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -34,7 +34,7 @@ var mcpClientDir = filepath.Join("testdata", "mcpclient")
 // that validation is live and that every tool with an outputSchema was
 // called. The answers then come back here, where the structured result
 // must rebuild the text (read_file's files[].text, search's lines) and
-// carry the rest of issue 29's fixes through the real binary.
+// carry the encoding, tidied paths and search hints through the real binary.
 //
 // It costs a go build of the binary and, the first time, an npm ci into
 // testdata/mcpclient/node_modules (about 15 s from the network, a few from

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/repoprep/repoprep/internal/dedup"
@@ -61,7 +60,11 @@ func (e *Env) treePathOf(rel string) string {
 // unstage removes a record's staged copy (its empty directories go in
 // PruneEmptyDirs).
 func (e *Env) unstage(rec *Record) error {
-	if err := os.Remove(e.treePath(rec)); err != nil {
+	out, err := e.Tree()
+	if err != nil {
+		return err
+	}
+	if err := out.Remove(rec.Path); err != nil {
 		return err
 	}
 	rec.Staged = false

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"runtime"
 	"sync"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
@@ -27,9 +29,12 @@ type Env struct {
 	// changes while stages run, and safe for concurrent use.
 	dirs sync.Map // OS directory path relative to Src -> *dirFacts
 
-	// made remembers the directories of the tree already created, so a
-	// staged file's directory costs one map lookup instead of a stat.
-	made sync.Map // OS path -> struct{}
+	// out is TreeDir opened for writing (dirfd.Out: every directory made
+	// and file created relative to its parent's descriptor, so a file's
+	// cost does not grow with its depth), on first use; Close closes it.
+	outOnce sync.Once
+	out     *dirfd.Out
+	outErr  error
 
 	// SecretScanner runs the secret rules inside Process (the first pass
 	// of Secrets); nil leaves that pass to Secrets.
@@ -92,16 +97,46 @@ func (s *sourceReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// mkdirAll makes dir (and its parents) in the tree being written, once.
-// Safe for concurrent use: MkdirAll tolerates a directory another worker
-// made meanwhile.
-func (e *Env) mkdirAll(dir string) error {
-	if _, ok := e.made.Load(dir); ok {
+// Tree is the tree being written (TreeDir), opened on first use: what a
+// refresh places previous copies into and the later steps read the staged
+// copies from. Safe for concurrent use.
+func (e *Env) Tree() (*dirfd.Out, error) {
+	e.outOnce.Do(func() {
+		e.out, e.outErr = dirfd.OpenOut(e.TreeDir)
+		if e.out != nil {
+			// An Env a caller drops without Close (a test's) gives its
+			// descriptors back when collected.
+			runtime.AddCleanup(e, func(out *dirfd.Out) { out.Close() }, e.out)
+		}
+	})
+	return e.out, e.outErr
+}
+
+// Close closes the tree's directory descriptors, if it was opened. Files
+// already written stay; the Env must not write after it.
+func (e *Env) Close() error {
+	e.outOnce.Do(func() { e.outErr = fs.ErrClosed }) // never opened: nor will it be
+	if e.out == nil {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	return e.out.Close()
+}
+
+// createStaged creates rel's staged copy (never over an existing file),
+// making its directories first.
+func (e *Env) createStaged(rel string) (*os.File, error) {
+	out, err := e.Tree()
+	if err != nil {
+		return nil, err
 	}
-	e.made.Store(dir, struct{}{})
-	return nil
+	return out.Create(rel, 0o644)
+}
+
+// openStaged opens rel's staged copy for reading.
+func (e *Env) openStaged(rel string) (*os.File, error) {
+	out, err := e.Tree()
+	if err != nil {
+		return nil, err
+	}
+	return out.Open(rel)
 }

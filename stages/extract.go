@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
 
 	"github.com/repoprep/repoprep/internal/extract"
 	"github.com/repoprep/repoprep/internal/textenc"
@@ -39,13 +37,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 		rec.fail("normalize", "unreadable", err)
 		return nil
 	}
-	name := e.treePath(rec)
-	if dir := path.Dir(rec.Path); dir != "." {
-		if err := e.mkdirAll(filepath.Dir(name)); err != nil {
-			return e.writeFailed(rec, err)
-		}
-	}
-	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := e.createStaged(rec.Path)
 	if err != nil {
 		return e.writeFailed(rec, err)
 	}
@@ -81,6 +73,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	case errors.As(exErr, &refusal):
 		e.removeStaged(rec.Path)
 		rec.Reason, rec.Err = refusal.Reason, "extract: "+refusal.Err.Error()
+		rec.Memo.AtLimit = extract.IsLimit(refusal) // remembered by a refresh, not met again
 		return nil
 	case exErr != nil && !errors.Is(exErr, errStopped):
 		e.removeStaged(rec.Path)

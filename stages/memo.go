@@ -58,6 +58,13 @@ type Memo struct {
 	// it is set.
 	TextTokens int
 	Normalized bool
+	// AtLimit: the record's error is a document's refusal at a work limit
+	// (extract.IsLimit: cells, bytes, pages, nesting; never the clock),
+	// which the same bytes meet again under this build. It is an outcome
+	// like any other: the next refresh takes the entry, error and all,
+	// instead of extracting the document again. Set by Normalize, and by
+	// a refresh that takes such an entry.
+	AtLimit bool
 }
 
 // Expectation is what a refresh knows of a file it reads again although

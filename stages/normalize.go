@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/zeebo/blake3"
 
@@ -36,19 +34,20 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	if err != nil {
 		return readFailed(rec, "normalize", err)
 	}
-	// The tree is written by plain paths, not through an os.Root: that
-	// re-walks every component with openat on each call, which cost a
-	// quarter of this stage on GOROOT/src. It is safe here because the
-	// snapshot directory is ours (made 0700 by MkdirTemp), the names come
-	// from readdir and are never "..", unsafe names are never staged, and
-	// O_EXCL refuses anything already at the final name.
+	// The tree is written through e.Tree (dirfd.Out): each directory made
+	// and file created relative to its parent's descriptor, not through an
+	// os.Root, which re-walks every component with openat on each call (a
+	// quarter of this stage on GOROOT/src), nor by whole paths, which make
+	// the kernel walk every ancestor (quadratic in a chain's depth). The
+	// names come from readdir and are never "..", unsafe names are never
+	// staged, and O_EXCL refuses anything already at the final name.
 	name := e.treePath(rec)
 	if len(name) >= pathMax {
-		// Said at once: MkdirAll would walk the path back up to where it
-		// fits, statting at each level, quadratic in the depth.
+		// Said at once, before a directory is made for it. What fits is
+		// what fits by the whole path from OUT, however it is opened.
 		return e.writeFailed(rec, &fs.PathError{Op: "mkdir", Path: name, Err: errNameTooLong})
 	}
-	out, err := e.stagedOut(rec, name)
+	out, err := e.stagedOut(rec)
 	if err != nil {
 		return e.writeFailed(rec, err)
 	}
@@ -107,7 +106,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	} else if streamLater {
 		rec.tokensLater = true
 	} else if !count {
-		n, err := settleTokens(ctx, name, rec.Memo.Expect)
+		n, err := settleTokens(ctx, e, rec)
 		if err != nil {
 			return fmt.Errorf("normalize %s: %w", rec.Path, err)
 		}
@@ -142,7 +141,9 @@ func (e *Env) writeFailed(rec *Record, err error) error {
 // removing them here would race with a worker that has just made the same
 // directory for its own file.
 func (e *Env) removeStaged(rel string) {
-	os.Remove(e.treePathOf(rel))
+	if out, err := e.Tree(); err == nil {
+		out.Remove(rel)
+	}
 }
 
 // PruneEmptyDirs removes the directories of the tree that hold no staged
@@ -150,38 +151,11 @@ func (e *Env) removeStaged(rel string) {
 // tree/ holds exactly what files.json calls staged. Call it after the
 // last stage, never while workers write.
 func (e *Env) PruneEmptyDirs() error {
-	_, err := pruneDir(e.TreeDir)
-	return err
-}
-
-// pruneDir removes the empty directories below dir, deepest first, and
-// reports whether dir is left empty. A directory holding a file is never
-// tried (rmdir failing on each one cost as much as the walk).
-func pruneDir(dir string) (empty bool, err error) {
-	f, err := os.Open(dir)
+	out, err := e.Tree()
 	if err != nil {
-		return false, err
+		return err
 	}
-	entries, err := f.ReadDir(-1) // in directory order: nothing here needs them sorted
-	f.Close()
-	if err != nil {
-		return false, err
-	}
-	left := len(entries)
-	for _, en := range entries {
-		if !en.IsDir() { // the entry's own type: a symlink is never followed
-			continue
-		}
-		sub := filepath.Join(dir, en.Name())
-		empty, err := pruneDir(sub)
-		if err != nil {
-			return false, err
-		}
-		if empty && os.Remove(sub) == nil {
-			left--
-		}
-	}
-	return left == 0, nil
+	return out.PruneEmpty()
 }
 
 // keepLanguage drops the language of a file found to be binary.
@@ -214,8 +188,9 @@ func (w *writeErr) Write(p []byte) (int, error) {
 // expected: last time's when it hashes as it did, else counted from the
 // staged copy in the batches normalize counts a stream in
 // (textenc.StreamTokens).
-func settleTokens(ctx context.Context, name string, x *Expectation) (int, error) {
-	f, err := os.Open(name)
+func settleTokens(ctx context.Context, e *Env, rec *Record) (int, error) {
+	x := rec.Memo.Expect
+	f, err := e.openStaged(rec.Path)
 	if err != nil {
 		return 0, err
 	}

@@ -7,10 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
 
-	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/textenc"
 )
 
@@ -61,18 +58,13 @@ type stagedOut struct {
 	werr *writeErr
 }
 
-func (e *Env) stagedOut(rec *Record, name string) (*stagedOut, error) {
+func (e *Env) stagedOut(rec *Record) (*stagedOut, error) {
 	c := rec.content
 	if c.all {
 		c.w.out.Reset()
 		return &stagedOut{w: &c.w.out, mem: &c.w.out}, nil
 	}
-	if dir := path.Dir(rec.Path); dir != "." {
-		if err := e.mkdirAll(filepath.Dir(name)); err != nil {
-			return nil, err
-		}
-	}
-	f, err := dirfd.CreatePlain(name, 0o644)
+	f, err := e.createStaged(rec.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,7 @@ type Record struct {
 
 	dir   *dirfd.Dir // the directory holding the file; nil for NewRecord's
 	name  string     // OS name in dir (for NewRecord's, the OS path from the root); never written to output
+	src   string     // the OS path from the root when the scan had it (Src); "": built from dir
 	Kind  Kind
 	id    dirfd.ID // identity at scan time; every later open must find the same file
 	ident Identity // the scan's lstat in full, for a refresh to tell an unchanged file
@@ -79,6 +80,9 @@ func NewRecord(path, src string, size int64) *Record {
 
 // Src is the OS path relative to the input root the record is read from.
 func (r *Record) Src() string {
+	if r.src != "" {
+		return r.src // a Dir's path costs its depth: triage asks for it per file
+	}
 	if r.dir == nil {
 		return r.name
 	}

@@ -100,6 +100,25 @@ type dirNode struct {
 	unsafe bool   // this or a parent component needed escaping
 	ign    *ignoreSet
 	vi     verdict // this directory's own ignore verdict
+	// base is the escaped path of baseNode, the nearest ancestor whose
+	// path was built when this node was made (nil: the root, path ""):
+	// a directory's path is built from there, at the cost of the
+	// directories between, not of its depth.
+	base     string
+	baseNode *dirNode
+}
+
+// dirPath is s's escaped manifest path, built from its base.
+func (s *dirNode) dirPath() string {
+	var parts []string
+	for x := s; x != s.baseNode && x.parent != nil; x = x.parent {
+		parts = append(parts, x.esc)
+	}
+	if s.base != "" {
+		parts = append(parts, s.base)
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "/")
 }
 
 // path is the escaped manifest path of name in s ("" name: s itself).
@@ -197,16 +216,36 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			manifests = append(manifests, e.name)
 		}
 	}
-	// This directory's path costs its depth to build: only files and pruned
+	// This directory's path costs the directories between it and its
+	// nearest ancestor whose path was built: only files and pruned
 	// directories need it, so a chain of directories holding one directory
-	// each never builds it.
+	// each never builds it. A directory holding a file builds it before
+	// its subdirectories are made, so they build theirs from it: a chain
+	// holding a file at each level costs one component per level, not its
+	// depth.
 	var dirPath string
 	built := false
-	join := func(name string) string {
+	build := func() {
 		if !built {
-			dirPath, built = s.path(""), true
+			dirPath, built = s.dirPath(), true
 		}
+	}
+	join := func(name string) string {
+		build()
 		return joinSlash(dirPath, name)
+	}
+	if slices.ContainsFunc(ents, func(e entry) bool { return e.err != nil || !e.st.IsDir() }) {
+		build()
+	}
+	// The OS components of this directory, for ignore patterns: built once
+	// for all its entries, with room for the entry's own name.
+	var dirComps []string
+	entryComps := func(name string) []string {
+		if dirComps == nil {
+			c := s.comps("")
+			dirComps = c[: len(c)-1 : len(c)]
+		}
+		return append(dirComps[:len(dirComps):len(dirComps)+1], name)
 	}
 	for _, e := range ents {
 		if w.opts.Only != nil && !w.opts.Only(strings.Join(s.comps(e.name), "/")) {
@@ -215,7 +254,7 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		nameEsc, nameUnsafe := EscapeName(e.name)
 		unsafe := s.unsafe || nameUnsafe
 		isDir := e.err == nil && e.st.IsDir()
-		comps := func() []string { return s.comps(e.name) }
+		comps := func() []string { return entryComps(e.name) }
 		// A rules file's include takes a path back from every built-in
 		// pruning; its exclude is the last word (rules/paths.go). Both
 		// need the entry's path, built only when there are such rules.
@@ -240,7 +279,10 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			default:
 				child := &dirNode{
 					parent: s, d: s.d.Child(e.name, e.st.ID), esc: nameEsc, unsafe: unsafe, ign: ign,
-					vi: v,
+					vi: v, base: s.base, baseNode: s.baseNode,
+				}
+				if built {
+					child.base, child.baseNode = dirPath, s
 				}
 				walk := func() error { return w.dir(ctx, child) }
 				if !w.g.TryGo(walk) {
@@ -265,6 +307,9 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 // reading a link failed for lack of a resource (the run must stop).
 func (w *walker) record(d *dirfd.Dir, e entry, path string, unsafe, ignored bool) (*Record, error) {
 	rec := &Record{Entry: snapshot.Entry{Path: path}, dir: d, name: e.name}
+	if !unsafe {
+		rec.src = path // nothing escaped: the OS path is the manifest's
+	}
 	if e.err != nil {
 		rec.fail("scan", "unreadable", e.err)
 		return rec, nil

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
 	"syscall"
 
 	"github.com/zeebo/blake3"
 
-	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/secrets"
 )
 
@@ -38,7 +35,7 @@ func (e *Env) ScanSecrets(ctx context.Context, rec *Record) error {
 		// cancelled run waits for at most one such scan.
 		scan, err = e.SecretScanner.ScanBytes(ctx, c.held, rec.Path)
 	} else {
-		scan, err = scanStaged(ctx, e.SecretScanner, e.treePath(rec), rec.Path)
+		scan, err = scanOpened(ctx, e.SecretScanner.ScanReader, func() (*os.File, error) { return e.openStaged(rec.Path) }, rec.Path)
 	}
 	if err != nil {
 		return fmt.Errorf("secrets %s: %w", rec.Path, err)
@@ -59,7 +56,7 @@ func (e *Env) Hash(ctx context.Context, rec *Record) error {
 	if c.inMemory {
 		rec.sum = blake3.Sum256(c.held)
 	} else {
-		f, err := os.Open(e.treePath(rec))
+		f, err := e.openStaged(rec.Path)
 		if err != nil {
 			return fmt.Errorf("hash %s: %w", rec.Path, err)
 		}
@@ -83,8 +80,7 @@ func (e *Env) Write(ctx context.Context, rec *Record) error {
 	if c == nil || !c.inMemory || !rec.Staged {
 		return nil
 	}
-	name := e.treePath(rec)
-	err := e.writeNew(rec, name, c.held)
+	err := e.writeNew(rec, c.held)
 	if err == nil {
 		return nil
 	}
@@ -97,21 +93,17 @@ func (e *Env) Write(ctx context.Context, rec *Record) error {
 	return e.writeFailed(rec, err)
 }
 
-// writeNew creates name (never over an existing file) with data.
-func (e *Env) writeNew(rec *Record, name string, data []byte) error {
-	if dir := path.Dir(rec.Path); dir != "." {
-		if err := e.mkdirAll(filepath.Dir(name)); err != nil {
-			return err
-		}
-	}
-	f, err := dirfd.CreatePlain(name, 0o644)
+// writeNew creates rec's staged copy (never over an existing file) with
+// data.
+func (e *Env) writeNew(rec *Record, data []byte) error {
+	f, err := e.createStaged(rec.Path)
 	if err != nil {
 		return err
 	}
 	_, werr := f.Write(data)
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
-		os.Remove(name)
+		e.removeStaged(rec.Path)
 		return fmt.Errorf("write: %w", errors.Join(werr, cerr))
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/textenc"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
@@ -103,7 +102,7 @@ func (e *Env) countLater(ctx context.Context) error {
 
 // countStaged counts r's staged copy, read into *buf.
 func (e *Env) countStaged(ctx context.Context, r laterRec, buf *[]byte) (int, error) {
-	f, err := dirfd.OpenPlain(e.treePath(r.rec))
+	f, err := e.openStaged(r.rec.Path)
 	if err != nil {
 		return 0, err
 	}

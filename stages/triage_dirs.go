@@ -25,7 +25,14 @@ type dirFacts struct {
 var rootFacts = &dirFacts{}
 
 // srcDir is the OS directory of a record's source path ("." at the root).
-func srcDir(src string) string { return filepath.Dir(src) }
+// The path is '/'-separated and clean (Record.Src): cut at its last
+// slash, not cleaned again, which would cost its length per file.
+func srcDir(src string) string {
+	if i := strings.LastIndexByte(src, '/'); i >= 0 {
+		return src[:i]
+	}
+	return "."
+}
 
 // dirFacts returns the facts of an OS directory relative to Src, computing
 // them (and their parents') on first use. Concurrent workers may compute a
@@ -37,16 +44,18 @@ func (e *Env) dirFacts(dir string) *dirFacts {
 	if v, ok := e.dirs.Load(dir); ok {
 		return v.(*dirFacts)
 	}
-	parent := e.dirFacts(filepath.Dir(dir))
+	parent := e.dirFacts(srcDir(dir))
 	f := *parent
 	slash := filepath.ToSlash(dir)
-	segs := strings.Split(slash, "/")
-	name := segs[len(segs)-1]
 	t := e.Rules.Triage
+	// The rules look at the last few segments only (their own length):
+	// splitting the whole path would cost each directory its depth.
+	segs := tailSegs(slash, maxRuleSegs(t))
+	name := segs[len(segs)-1]
 	if f.vendored == "" {
 		for i := range t.VendorDirs {
 			r := &t.VendorDirs[i]
-			if r.Match(segs) && e.hasEvidence(r, segs) {
+			if r.Match(segs) && e.hasEvidence(r, slash) {
 				f.vendored = fmt.Sprintf("%s/: %s", slash, r.Describe())
 				break
 			}
@@ -58,7 +67,7 @@ func (e *Env) dirFacts(dir string) *dirFacts {
 		} else {
 			for i := range t.TestDirsIf {
 				r := &t.TestDirsIf[i]
-				if r.Match(segs) && e.hasEvidence(r, segs) {
+				if r.Match(segs) && e.hasEvidence(r, slash) {
 					f.test = fmt.Sprintf("%s/: %s", slash, r.Describe())
 					break
 				}
@@ -96,19 +105,59 @@ func hasSuffixSegs(segs, suffix []string) bool {
 	return true
 }
 
+// tailSegs is the last n '/'-separated segments of p, or all of them.
+func tailSegs(p string, n int) []string {
+	start := len(p)
+	for range max(n, 1) {
+		i := strings.LastIndexByte(p[:start], '/')
+		if i < 0 {
+			start = 0
+			break
+		}
+		start = i
+	}
+	if start > 0 {
+		start++ // past the slash
+	}
+	return strings.Split(p[start:], "/")
+}
+
+// maxRuleSegs is the most segments any directory rule of t looks at.
+func maxRuleSegs(t *rules.Triage) int {
+	n := 1
+	for i := range t.VendorDirs {
+		n = max(n, len(t.VendorDirs[i].Segments))
+	}
+	for i := range t.TestDirsIf {
+		n = max(n, len(t.TestDirsIf[i].Segments))
+	}
+	for _, ms := range t.MainSources {
+		n = max(n, len(ms))
+	}
+	return n
+}
+
 // hasEvidence checks a directory rule's beside and inside files for the
-// directory with these segments.
-func (e *Env) hasEvidence(r *rules.DirRule, segs []string) bool {
+// directory at slash (a '/'-separated path the rule matched).
+func (e *Env) hasEvidence(r *rules.DirRule, slash string) bool {
 	if e.Src == nil {
 		return len(r.Beside)+len(r.Inside) == 0
 	}
-	holder := path.Join(segs[:len(segs)-len(r.Segments)]...)
+	holder := slash // less the segments the rule matched
+	for range r.Segments {
+		i := strings.LastIndexByte(holder, '/')
+		if i < 0 {
+			holder = ""
+			break
+		}
+		holder = holder[:i]
+	}
 	for _, b := range r.Beside {
 		if !e.exists(path.Join(holder, b)) {
 			return false
 		}
 	}
-	self := path.Join(segs...)
+	self := slash
 	for _, in := range r.Inside {
 		if !e.exists(path.Join(self, in)) {
 			return false

@@ -3,6 +3,7 @@
 package dirfd
 
 import (
+	"bytes"
 	"io/fs"
 
 	"golang.org/x/sys/unix"
@@ -31,6 +32,11 @@ func probe(fd int) kernelSys {
 	return kernelSys{}
 }
 
+// walksPaths: openat2 resolves a path beneath the descriptor refusing
+// every symlink and "..", so a path of several components is as safe as
+// one.
+func (s kernelSys) walksPaths() bool { return s.openat2 }
+
 // openat opens the single component name below pfd; flags hold
 // O_NOFOLLOW, and openat2 refuses any symlink on the way besides.
 func (s kernelSys) openat(pfd int, name string, flags int) (int, error) {
@@ -56,5 +62,49 @@ func readDirFD(fd int, name string) ([]string, error) {
 			return names, nil
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
+
+// readDirTypes reads the directory at fd (rewound by the caller) with each
+// entry's type: getdents gives it (d_type) on every common filesystem,
+// and an entry whose type it leaves unknown is stated relative to fd.
+// path names the directory in errors.
+func readDirTypes(fd int, path string) ([]typedName, error) {
+	var out []typedName
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "getdents", Path: path, Err: err}
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return nil, &fs.PathError{Op: "getdents", Path: path, Err: unix.EIO}
+			}
+			typ, name := b[18], b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if s := string(name); s != "." && s != ".." {
+				isDir := typ == unix.DT_DIR
+				if typ == unix.DT_UNKNOWN {
+					var st unix.Stat_t
+					if err := unix.Fstatat(fd, s, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+						return nil, &fs.PathError{Op: "fstatat", Path: path + "/" + s, Err: err}
+					}
+					isDir = st.Mode&unix.S_IFMT == unix.S_IFDIR
+				}
+				out = append(out, typedName{s, isDir})
+			}
+		}
 	}
 }

@@ -21,6 +21,10 @@ type kernelSys struct{}
 
 func probe(int) kernelSys { return kernelSys{} }
 
+// walksPaths: plain openat would follow a symlink before the last
+// component, so every open names one.
+func (kernelSys) walksPaths() bool { return false }
+
 // openat opens the single component name below pfd; flags hold
 // O_NOFOLLOW, so a symlink at name is refused (ELOOP) and, name being one
 // component, nothing else can be followed.
@@ -55,4 +59,26 @@ func dupCloexec(fd int) (int, error) {
 			return dup, err
 		}
 	}
+}
+
+// readDirTypes reads the directory at fd (rewound by the caller) with each
+// entry's type, through a duplicate of the descriptor as readDirFD does;
+// os.File.ReadDir states an entry whose type the system leaves unknown by
+// path, so path must name the directory.
+func readDirTypes(fd int, path string) ([]typedName, error) {
+	dup, err := dupCloexec(fd)
+	if err != nil {
+		return nil, &fs.PathError{Op: "dup", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(dup), path)
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]typedName, len(entries))
+	for i, e := range entries {
+		out[i] = typedName{e.Name(), e.IsDir()}
+	}
+	return out, nil
 }

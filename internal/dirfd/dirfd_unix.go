@@ -116,14 +116,43 @@ func (t *Tree) openDir(pfd handle, name string) (handle, error) {
 	return t.openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 }
 
+// walksPaths reports whether the kernel opens a path of several
+// components beneath a descriptor without following any symlink on the
+// way (openat2 with RESOLVE_NO_SYMLINKS): then a directory's evicted
+// ancestors are walked in a few opens (Dir.acquire).
+func (t *Tree) walksPaths() bool { return t.sys.kernel.walksPaths() }
+
+// openDirPath opens the directory at names, components below pfd, in one
+// open; only where walksPaths.
+func (t *Tree) openDirPath(pfd handle, names []string) (handle, error) {
+	for _, name := range names {
+		if !isComponent(name) {
+			return -1, unix.EINVAL
+		}
+	}
+	return t.openatPath(pfd, strings.Join(names, "/"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+}
+
+// isComponent reports a name that is one component: not empty, "." or
+// "..", and without '/'.
+func isComponent(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsRune(name, '/')
+}
+
 // openat opens one component below pfd without following a symlink and
 // without moving its access time where the kernel allows it; when the
 // process is out of descriptors it gives back the cached ones and tries
 // once more.
 func (t *Tree) openat(pfd handle, name string, flags int) (handle, error) {
-	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') {
+	if !isComponent(name) {
 		return -1, unix.EINVAL // a component, never a path
 	}
+	return t.openatPath(pfd, name, flags)
+}
+
+// openatPath is openat for a path the caller checked: one component, or
+// several where walksPaths.
+func (t *Tree) openatPath(pfd handle, name string, flags int) (handle, error) {
 	open := func(noATime int) (int, error) {
 		return t.sys.kernel.openat(pfd, name, flags|noATime|unix.O_NOFOLLOW|unix.O_NOCTTY)
 	}

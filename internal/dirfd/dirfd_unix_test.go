@@ -5,8 +5,10 @@ package dirfd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -110,5 +112,54 @@ func TestIsResource(t *testing.T) {
 		if got := IsResource(err); got != want {
 			t.Errorf("IsResource(%v) = %v, want %v", err, got, want)
 		}
+	}
+}
+
+// TestReopenDeepChain: a directory 300 levels down, behind names of 100
+// bytes (a path of 30 KB, far past PATH_MAX), whose ancestors were all
+// evicted, is reopened from the root in a few opens where the kernel walks
+// paths (each within PATH_MAX), and its identity is still checked: moved
+// away and replaced by another directory of the same name, it is refused.
+func TestReopenDeepChain(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("n", 100)
+	r, err := os.OpenRoot(dir)
+	mustT(t, err)
+	for range 300 {
+		mustT(t, r.Mkdir(name, 0o755))
+		next, err := r.OpenRoot(name)
+		mustT(t, err)
+		r.Close()
+		r = next
+	}
+	mustT(t, r.WriteFile("f", []byte("bottom\n"), 0o644))
+	r.Close()
+	tr := openTree(t, dir, Options{MaxOpenDirs: 4})
+	d := tr.Root()
+	for range 300 {
+		st, err := d.Lstat(name)
+		mustT(t, err)
+		d = d.Child(name, st.ID)
+	}
+	tr.shed() // every ancestor evicted
+	opens := tr.dirOpens.Load()
+	f, err := d.OpenFile("f", ID{})
+	mustT(t, err)
+	b, _ := io.ReadAll(f)
+	f.Close()
+	if string(b) != "bottom\n" {
+		t.Fatalf("read %q", b)
+	}
+	n := tr.dirOpens.Load() - opens
+	t.Logf("reopened 300 levels in %d opens", n)
+	if tr.walksPaths() && n > 30 {
+		t.Errorf("reopening 300 evicted levels took %d opens, want a few (each walking up to PATH_MAX)", n)
+	}
+	// The bottom directory moved away and replaced by a new one.
+	mustT(t, d.Parent().Do(func(a At) error { return unix.Renameat(a.fd, name, a.fd, "moved") }))
+	mustT(t, d.Parent().Do(func(a At) error { return unix.Mkdirat(a.fd, name, 0o755) }))
+	tr.shed()
+	if _, err := d.OpenFile("f", ID{}); !errors.Is(err, ErrReplaced) {
+		t.Errorf("opening below a replaced directory: %v, want ErrReplaced", err)
 	}
 }

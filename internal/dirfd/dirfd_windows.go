@@ -221,6 +221,27 @@ func (t *Tree) openat(pfd handle, name string, access, attrs, options uint32) (h
 	return h, err
 }
 
+// walksPaths: every open names one component (OBJ_DONT_REPARSE applies
+// to the last one only).
+func (t *Tree) walksPaths() bool { return false }
+
+// openDirPath opens the directory at names below pfd one component at a
+// time (Dir.acquire never asks here: walksPaths).
+func (t *Tree) openDirPath(pfd handle, names []string) (handle, error) {
+	cur := pfd
+	for i, name := range names {
+		h, err := t.openDir(cur, name)
+		if i > 0 {
+			closeHandle(cur)
+		}
+		if err != nil {
+			return noHandle, err
+		}
+		cur = h
+	}
+	return cur, nil
+}
+
 // openDir opens the subdirectory name of the directory at pfd.
 func (t *Tree) openDir(pfd handle, name string) (handle, error) {
 	return t.openat(pfd, name, windows.FILE_LIST_DIRECTORY|windows.FILE_TRAVERSE|windows.FILE_READ_ATTRIBUTES,

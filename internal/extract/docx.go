@@ -154,8 +154,11 @@ func (w *docxWriter) start(e xml.StartElement) error {
 	switch e.Name.Local {
 	case "p":
 		if w.inPara {
+			// A w:p inside an open w:p: what a text box in a paragraph
+			// does, and what a document of nothing but opening w:p
+			// tags does two million times.
 			if len(w.outer) >= maxTableDepth {
-				return overLimit("text boxes nested more than %d deep", maxTableDepth)
+				return overLimit("paragraphs nested more than %d deep (a w:p inside a w:p, as a text box nests them)", maxTableDepth)
 			}
 			w.outer = append(w.outer, docxPara{w.para.String(), w.style, w.list, w.level, w.outline})
 		}

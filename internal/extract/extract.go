@@ -73,6 +73,24 @@ func overLimit(format string, args ...any) error {
 	return &Refusal{ReasonOverLimit, fmt.Errorf(format, args...)}
 }
 
+// timeLimit is the cause of a refusal by the clock (Limits.Timeout).
+type timeLimit struct{ limit time.Duration }
+
+func (e *timeLimit) Error() string { return fmt.Sprintf("not done within the %v time limit", e.limit) }
+
+// IsLimit reports a refusal at a work limit: input, decompressed or text
+// bytes, pages, sheets, cells, zip entries, nesting. The same bytes under
+// the same Limits and extractors are refused the same way every time, so a
+// caller may remember the outcome instead of extracting the document
+// again (a refresh does). The time limit is not one: how far a document
+// gets in it depends on the machine and its load; nor is anything else
+// (an unreadable, encrypted or empty document, a failing reader).
+func IsLimit(err error) bool {
+	var r *Refusal
+	var clock *timeLimit
+	return errors.As(err, &r) && r.Reason == ReasonOverLimit && !errors.As(r.Err, &clock)
+}
+
 // Limits bound the work one document may cost. A zero field takes its
 // default from DefaultLimits.
 type Limits struct {
@@ -233,7 +251,7 @@ func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Lim
 	case ctx.Err() != nil:
 		return meta, ctx.Err() // the run is stopping; not the document's fault
 	case dctx.Err() != nil:
-		return meta, overLimit("not done within the %v time limit", lim.Timeout)
+		return meta, &Refusal{ReasonOverLimit, &timeLimit{lim.Timeout}}
 	case errors.As(err, &ref):
 		return meta, ref
 	case err != nil && out.failed():
