@@ -50,31 +50,8 @@ func TestStaleSearchIndexIsRefused(t *testing.T) {
 // check and made a ranged read label line 49,990 as 50,000. Its sum no
 // longer matches.
 func TestShiftedLineMarksAreRefused(t *testing.T) {
-	noRacyWindow(t)
-	src := filepath.Join(t.TempDir(), "repo")
-	var big strings.Builder
-	for i := 1; i <= 60000; i++ { // 60,000 short lines: 10 marks, 50,000 past the 8th
-		fmt.Fprintf(&big, "line %d\n", i)
-	}
-	writeFiles(t, src, map[string]string{"big.txt": big.String(), "small.txt": "small\n"})
-	out := filepath.Join(t.TempDir(), "out")
-	runOpts(t, refreshOpts(src, out))
-
+	src, out, lx := bigSnapshot(t)
 	name := filepath.Join(out, snapshot.LinesJSON)
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lx, err := lineindex.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(lx.Files) != 1 || len(lx.Files[0].Marks) < 5 {
-		t.Fatalf("lines.json lists %d files; want big.txt with marks", len(lx.Files))
-	}
-	for i := 1; i < len(lx.Files[0].Marks); i++ {
-		lx.Files[0].Marks[i][0] += 10
-	}
 	shifted, err := json.Marshal(lx) // the sum as it was
 	if err != nil {
 		t.Fatal(err)
@@ -104,28 +81,8 @@ func TestShiftedLineMarksAreRefused(t *testing.T) {
 // from the staged text; a refresh must not carry them forward either: it
 // takes an index only when it is the one the MAC'd state describes.
 func TestResummedLineMarksAreNotCarried(t *testing.T) {
-	noRacyWindow(t)
-	src := filepath.Join(t.TempDir(), "repo")
-	var big strings.Builder
-	for i := 1; i <= 60000; i++ {
-		fmt.Fprintf(&big, "line %d\n", i)
-	}
-	writeFiles(t, src, map[string]string{"big.txt": big.String(), "small.txt": "small\n"})
-	out := filepath.Join(t.TempDir(), "out")
-	runOpts(t, refreshOpts(src, out))
-
+	src, out, lx := bigSnapshot(t)
 	name := filepath.Join(out, snapshot.LinesJSON)
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lx, err := lineindex.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i < len(lx.Files[0].Marks); i++ {
-		lx.Files[0].Marks[i][0] += 10
-	}
 	var resummed bytes.Buffer
 	if err := lx.Encode(&resummed); err != nil { // sums recomputed
 		t.Fatal(err)
@@ -136,6 +93,38 @@ func TestResummedLineMarksAreNotCarried(t *testing.T) {
 	}
 	wantDrift(t, out, snapshot.LinesJSON, "")
 	refreshEqualsFull(t, src, out)
+}
+
+// bigSnapshot publishes a tree whose big.txt (60,000 short lines: 10
+// marks, line 50,000 past the 8th) is oversize, and returns its lines.json
+// parsed with every mark but the first moved ten lines on (still
+// ascending, in range, sizes unchanged).
+func bigSnapshot(t *testing.T) (src, out string, shifted *lineindex.Index) {
+	t.Helper()
+	noRacyWindow(t)
+	src = filepath.Join(t.TempDir(), "repo")
+	var big strings.Builder
+	for i := 1; i <= 60000; i++ {
+		fmt.Fprintf(&big, "line %d\n", i)
+	}
+	writeFiles(t, src, map[string]string{"big.txt": big.String(), "small.txt": "small\n"})
+	out = filepath.Join(t.TempDir(), "out")
+	runOpts(t, refreshOpts(src, out))
+	data, err := os.ReadFile(filepath.Join(out, snapshot.LinesJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lx, err := lineindex.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lx.Files) != 1 || len(lx.Files[0].Marks) < 5 {
+		t.Fatalf("lines.json lists %d files; want big.txt with marks", len(lx.Files))
+	}
+	for i := 1; i < len(lx.Files[0].Marks); i++ {
+		lx.Files[0].Marks[i][0] += 10
+	}
+	return src, out, lx
 }
 
 // plant replaces the file at to with the one at from.

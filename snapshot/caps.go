@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"path"
 
@@ -13,22 +12,6 @@ import (
 // this snapshot (docs/output.md, "Reading OUT back"): refused before it is
 // read.
 var ErrTooLarge = errors.New("larger than it can be in this snapshot")
-
-type tooLarge struct {
-	name        string
-	size, limit int64
-	grew        bool // larger than fstat said: it grew while being read
-}
-
-func (e *tooLarge) Error() string {
-	grew := ""
-	if e.grew {
-		grew = " (it grew while being read)"
-	}
-	return fmt.Sprintf("%s: %v: %d bytes%s, at most %d here", e.name, ErrTooLarge, e.size, grew, e.limit)
-}
-
-func (e *tooLarge) Is(target error) bool { return target == ErrTooLarge }
 
 // MaxFilesJSONBytes caps files.json, the one file whose cap cannot come
 // from another: 1 GiB, about two million entries.

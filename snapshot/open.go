@@ -156,6 +156,20 @@ func (s *Snapshot) ReadFile(name string) ([]byte, error) {
 // A file over the cap is never read, so a sparse file of a terabyte
 // planted in OUT costs one fstat.
 func (s *Snapshot) readCapped(name string, b *bounds) ([]byte, error) {
+	return s.readAtMost(name, func(size int64) int64 {
+		limit := s.maxBytes(name, b, false)
+		if size > limit {
+			limit = max(limit, s.maxBytes(name, b, true))
+		}
+		return limit
+	})
+}
+
+// readAtMost reads the regular file name inside OUT whole when it holds at
+// most limit(its fstat size) bytes; a larger one is refused
+// (*TooLargeError) before a byte is read, one that grows past the limit
+// while it is read after limit+1 bytes.
+func (s *Snapshot) readAtMost(name string, limit func(size int64) int64) ([]byte, error) {
 	f, err := s.OpenFile(name)
 	if err != nil {
 		return nil, err
@@ -165,23 +179,21 @@ func (s *Snapshot) readCapped(name string, b *bounds) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := s.maxBytes(name, b, false)
-	if info.Size() > limit {
-		limit = max(limit, s.maxBytes(name, b, true))
-	}
-	if info.Size() > limit {
-		return nil, &tooLarge{name: name, size: info.Size(), limit: limit}
+	max := limit(info.Size())
+	if info.Size() > max {
+		return nil, &TooLargeError{Name: name, Size: info.Size(), Max: max}
 	}
 	// Sized once from fstat (io.ReadAll would grow and copy a 15 MB
 	// search.index a dozen times); a file grown since is read up to its
 	// cap.
 	var buf bytes.Buffer
 	buf.Grow(int(info.Size()) + bytes.MinRead)
-	if _, err = buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+	n, err := buf.ReadFrom(io.LimitReader(f, max+1))
+	if err != nil {
 		return nil, err
 	}
-	if int64(buf.Len()) > limit {
-		return nil, &tooLarge{name: name, size: int64(buf.Len()), limit: limit, grew: true}
+	if n > max {
+		return nil, &TooLargeError{Name: name, Size: n, Max: max, Grew: true}
 	}
 	return buf.Bytes(), nil
 }

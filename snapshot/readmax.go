@@ -1,14 +1,13 @@
 package snapshot
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/repoprep/repoprep/internal/numfmt"
 )
 
-// TooLargeError is a file ReadFileMax refused for its size: nothing of it
+// TooLargeError is a file of OUT refused for its size (by ReadFile's caps
+// or ReadFileMax's): nothing of it
 // was read when its size said so, at most Max+1 bytes when it grew past
 // Max while it was read.
 type TooLargeError struct {
@@ -23,9 +22,9 @@ func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 func (e *TooLargeError) Error() string {
 	if e.Grew {
-		return fmt.Sprintf("%s grew past %s bytes while it was read", e.Name, numfmt.Int(e.Max))
+		return fmt.Sprintf("%s grew past %s bytes while it was read: %v", e.Name, numfmt.Int(e.Max), ErrTooLarge)
 	}
-	return fmt.Sprintf("%s is %s bytes, over the %s it may hold", e.Name, numfmt.Int(e.Size), numfmt.Int(e.Max))
+	return fmt.Sprintf("%s is %s bytes, over the %s it may hold: %v", e.Name, numfmt.Int(e.Size), numfmt.Int(e.Max), ErrTooLarge)
 }
 
 // ReadFileMax reads the regular file name inside OUT whole, as ReadFile
@@ -35,26 +34,5 @@ func (e *TooLargeError) Error() string {
 // it is read is refused after max+1 bytes. A caller that must authenticate
 // a file before trusting it thus never holds more than max bytes of it.
 func (s *Snapshot) ReadFileMax(name string, max int64) ([]byte, error) {
-	f, err := s.OpenFile(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > max {
-		return nil, &TooLargeError{Name: name, Size: info.Size(), Max: max}
-	}
-	var b bytes.Buffer
-	b.Grow(int(info.Size()) + bytes.MinRead)
-	n, err := b.ReadFrom(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if n > max {
-		return nil, &TooLargeError{Name: name, Size: n, Max: max, Grew: true}
-	}
-	return b.Bytes(), nil
+	return s.readAtMost(name, func(int64) int64 { return max })
 }
