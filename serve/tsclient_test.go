@@ -40,6 +40,12 @@ var mcpClientDir = filepath.Join("testdata", "mcpclient")
 // testdata/mcpclient/node_modules (about 15 s from the network, a few from
 // npm's cache); then about 3 s.
 func TestMCPTypeScriptClient(t *testing.T) {
+	if testkit.Race {
+		// The server runs as a child process: the race detector would
+		// need a race build of it and a second npm-driven session. The
+		// whole pass (make test 4/5) runs this test.
+		t.Skip("runs in the pass without -race")
+	}
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
@@ -64,9 +70,6 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	// Built the way this test binary was, so the packages come from the
 	// build cache the test run just filled: only the link is new.
 	build := []string{"build", "-o", bin}
-	if testkit.Race {
-		build = append(build, "-race")
-	}
 	start := time.Now()
 	if out, err := exec.CommandContext(ctx, goTool, append(build, "github.com/repoprep/repoprep/cmd/repoprep")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
