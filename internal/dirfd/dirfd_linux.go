@@ -46,9 +46,9 @@ func (s kernelSys) openat(pfd int, name string, flags int) (int, error) {
 	return unix.Openat(pfd, name, flags, 0)
 }
 
-// readDirFD reads the names of the directory at fd with getdents.
-func readDirFD(fd int, name string) ([]string, error) {
-	var names []string
+// getdents reads the directory at fd to its end, handing each block the
+// kernel fills to fn; name names the directory in errors.
+func getdents(fd int, name string, fn func(block []byte) error) error {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := unix.Getdents(fd, buf)
@@ -56,13 +56,28 @@ func readDirFD(fd int, name string) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "getdents", Path: name, Err: err}
+			return &fs.PathError{Op: "getdents", Path: name, Err: err}
 		}
 		if n <= 0 {
-			return names, nil
+			return nil
 		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		if err := fn(buf[:n]); err != nil {
+			return err
+		}
 	}
+}
+
+// readDirFD reads the names of the directory at fd with getdents.
+func readDirFD(fd int, name string) ([]string, error) {
+	var names []string
+	err := getdents(fd, name, func(block []byte) error {
+		_, _, names = unix.ParseDirent(block, -1, names)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return names, nil
 }
 
 // readDirTypes reads the directory at fd (rewound by the caller) with each
@@ -71,23 +86,12 @@ func readDirFD(fd int, name string) ([]string, error) {
 // path names the directory in errors.
 func readDirTypes(fd int, path string) ([]typedName, error) {
 	var out []typedName
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "getdents", Path: path, Err: err}
-		}
-		if n <= 0 {
-			return out, nil
-		}
-		for b := buf[:n]; len(b) >= 19; {
+	err := getdents(fd, path, func(block []byte) error {
+		for b := block; len(b) >= 19; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 			reclen := int(b[16]) | int(b[17])<<8
 			if reclen < 19 || reclen > len(b) {
-				return nil, &fs.PathError{Op: "getdents", Path: path, Err: unix.EIO}
+				return &fs.PathError{Op: "getdents", Path: path, Err: unix.EIO}
 			}
 			typ, name := b[18], b[19:reclen]
 			if i := bytes.IndexByte(name, 0); i >= 0 {
@@ -99,12 +103,17 @@ func readDirTypes(fd int, path string) ([]typedName, error) {
 				if typ == unix.DT_UNKNOWN {
 					var st unix.Stat_t
 					if err := unix.Fstatat(fd, s, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-						return nil, &fs.PathError{Op: "fstatat", Path: path + "/" + s, Err: err}
+						return &fs.PathError{Op: "fstatat", Path: path + "/" + s, Err: err}
 					}
 					isDir = st.Mode&unix.S_IFMT == unix.S_IFDIR
 				}
 				out = append(out, typedName{s, isDir})
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
