@@ -64,30 +64,10 @@ func BenchmarkBuild(b *testing.B) {
 		}
 		size += int64(len(data))
 	}
-	b.Run("read-baseline", func(b *testing.B) {
-		b.SetBytes(size)
-		for b.Loop() {
-			for _, p := range read {
-				if _, err := fs.ReadFile(tree, p); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		b.ReportMetric(float64(len(read))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
-	})
-	b.Run("index", func(b *testing.B) {
-		b.SetBytes(size)
-		var idx *Index
-		for b.Loop() {
-			var err error
-			if idx, err = Build(m, tree); err != nil {
-				b.Fatal(err)
-			}
-		}
+	benchBuild(b, m, tree, read, size, func(b *testing.B, idx *Index) {
 		if len(idx.Files) != 612 {
 			b.Fatalf("%d instruction files, want 612", len(idx.Files))
 		}
-		b.ReportMetric(float64(len(read))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	})
 }
 
@@ -116,7 +96,17 @@ func BenchmarkBuildFanOut(b *testing.B) {
 		}
 	}
 	slices.SortFunc(m.Files, func(a, b snapshot.Entry) int { return strings.Compare(a.Path, b.Path) })
-	tree := os.DirFS(root)
+	benchBuild(b, m, os.DirFS(root), read, size, func(b *testing.B, idx *Index) {
+		b.ReportMetric(float64(len(encode(b, idx))), "index-bytes")
+		if len(idx.Warnings) != 0 {
+			b.Fatalf("the bound was reached: %q", idx.Warnings)
+		}
+	})
+}
+
+// benchBuild runs Build over tree beside a plain read of the texts read
+// (size bytes in all), both in files/s, and hands the last index to check.
+func benchBuild(b *testing.B, m *snapshot.Manifest, tree fs.FS, read []string, size int64, check func(*testing.B, *Index)) {
 	b.Run("read-baseline", func(b *testing.B) {
 		b.SetBytes(size)
 		for b.Loop() {
@@ -138,9 +128,6 @@ func BenchmarkBuildFanOut(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(len(read))*float64(b.N)/b.Elapsed().Seconds(), "files/s")
-		b.ReportMetric(float64(len(encode(b, idx))), "index-bytes")
-		if len(idx.Warnings) != 0 {
-			b.Fatalf("the bound was reached: %q", idx.Warnings)
-		}
+		check(b, idx)
 	})
 }
