@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -105,9 +103,9 @@ func TestPlantedStateRefused(t *testing.T) {
 	}
 	f.Close()
 	var logs bytes.Buffer
-	before := readBytes()
+	before := testkit.ReadBytes()
 	res := hostileRun(t, src, out, false, &logs)
-	read := readBytes() - before
+	read := testkit.ReadBytes() - before
 	ref := res.Report.Refresh
 	if ref.Previous != report.PreviousNoState || !strings.Contains(ref.Detail, snapshot.StateFile+" is 4,294,967,296 bytes, over the ") || !strings.Contains(ref.Detail, snapshot.FilesJSON) {
 		t.Errorf("refresh: previous %q, detail %q; want %s, naming the state, its size and the bound", ref.Previous, ref.Detail, report.PreviousNoState)
@@ -168,23 +166,4 @@ func TestRefusedAtLimitReused(t *testing.T) {
 	if again := hostileRun(t, src, out, false, nil).Report.Refresh; again.Reused != ref.Reused {
 		t.Errorf("the next refresh reused %d, want %d", again.Reused, ref.Reused)
 	}
-}
-
-// readBytes is what this process has read with read system calls
-// (/proc/self/io's rchar), -1 where there is no such count.
-func readBytes() int64 {
-	if runtime.GOOS != "linux" {
-		return -1
-	}
-	b, err := os.ReadFile("/proc/self/io")
-	if err != nil {
-		return -1
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return -1
 }

@@ -6,10 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // TestReadFileMax: a file of at most max bytes reads whole; a larger one
@@ -47,9 +47,9 @@ func TestReadFileMax(t *testing.T) {
 	if _, err := s.ReadFileMax("exact", 999); !errors.As(err, &tl) || !errors.Is(err, ErrTooLarge) || tl.Size != 1000 || tl.Max != 999 || tl.Grew {
 		t.Errorf("a file of max+1 bytes: %v, want a TooLargeError of 1000 over 999", err)
 	}
-	before := readBytes(t)
+	before := testkit.ReadBytes()
 	_, err = s.ReadFileMax("planted", 1<<20)
-	read := readBytes(t) - before
+	read := testkit.ReadBytes() - before
 	if !errors.As(err, &tl) || tl.Size != 4<<30 || !strings.Contains(err.Error(), "planted is 4,294,967,296 bytes, over the 1,048,576") {
 		t.Errorf("a sparse 4 GiB file: %v, want a TooLargeError naming it, its size and the bound", err)
 	}
@@ -59,27 +59,4 @@ func TestReadFileMax(t *testing.T) {
 	if _, err := s.ReadFileMax("missing", 10); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
 	}
-}
-
-// readBytes is what this process has read with read system calls
-// (/proc/self/io's rchar), -1 where there is no such count; the test
-// process reads nothing else meanwhile.
-func readBytes(t *testing.T) int64 {
-	if runtime.GOOS != "linux" {
-		return -1
-	}
-	b, err := os.ReadFile("/proc/self/io")
-	if err != nil {
-		return -1
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	return -1
 }
