@@ -1,7 +1,9 @@
 package stages
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"path"
 	"strings"
 	"sync"
@@ -9,13 +11,16 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 	"github.com/go-enry/go-enry/v2"
 
+	"github.com/repoprep/repoprep/internal/extract"
 	"github.com/repoprep/repoprep/internal/textenc"
 )
 
 // sniffBytes is how much of each file classify reads. mimetype's default of
 // 4 KiB misses Office Open XML markers that sit further into the ZIP
-// (mimetype issues #81 and #180 upstream); 32 KiB catches them in practice and keeps the
-// read bounded however large the file.
+// (mimetype issues #81 and #180 upstream); 32 KiB catches most of them and keeps the
+// read bounded however large the file. A zip whose markers sit further
+// still, or behind a META-INF/ that makes it look like a JAR, is named by
+// its central directory (containerType).
 const sniffBytes = 32 << 10
 
 var setSniffLimit = sync.OnceFunc(func() { mimetype.SetLimit(sniffBytes) })
@@ -30,6 +35,9 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 	c := rec.content // read by Process (load), which opens exactly the files that get here
 	rec.head = c.data[:min(len(c.data), sniffBytes)]
 	mt := mimetype.Detect(rec.head)
+	if isZipFamily(mt) {
+		mt = containerType(c, mt)
+	}
 	rec.Mime = mt.String()
 	rec.isText = isTextMime(mt)
 	if !rec.isText && mt.Is(octetStream) {
@@ -40,6 +48,31 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 	}
 	rec.ExtMismatch = e.extMismatch(path.Base(rec.Path), mt, rec.isText)
 	return nil
+}
+
+// isZipFamily reports a head that sniffs as a plain zip or a JAR: what a
+// valid EPUB, ODT or XLSX looks like when its marker entries are not
+// first (a JAR is only "META-INF/ comes first", as many EPUBs have it).
+func isZipFamily(mt *mimetype.MIME) bool {
+	return mt.Is("application/zip") || mt.Is("application/java-archive")
+}
+
+// containerType asks the zip's central directory what it holds
+// (extract.Container): a document's type when its markers say so, else
+// the sniffed type. Only zip-family files pay for it, a read of the end
+// of the file and its directory, bounded however large the zip.
+func containerType(c *content, sniffed *mimetype.MIME) *mimetype.MIME {
+	size := c.info.Size()
+	var r io.ReaderAt = c.f
+	if int64(len(c.data)) >= size {
+		r = bytes.NewReader(c.data[:size]) // the whole file is in hand
+	}
+	if _, mime, ok := extract.Container(r, size); ok {
+		if mt := mimetype.Lookup(mime); mt != nil {
+			return mt
+		}
+	}
+	return sniffed
 }
 
 func isTextMime(mt *mimetype.MIME) bool {
