@@ -21,6 +21,8 @@ import (
 	"github.com/rhysd/actionlint"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
+
+	"github.com/repoprep/repoprep/rules"
 )
 
 // readmeWorkflow is the workflow the README tells users to copy: the YAML
@@ -364,5 +366,60 @@ func TestGoreleaserConfig(t *testing.T) {
 	}
 	if cfg.Checksum["name_template"] == "" || len(cfg.Sboms) == 0 {
 		t.Errorf(".goreleaser.yaml: checksum %v, sboms %v", cfg.Checksum, cfg.Sboms)
+	}
+}
+
+// TestCIKeepsPDFEngine: both CI templates keep the directory the run
+// compiles PDFium into, so an ephemeral runner does not compile it again:
+// the cache's path is the REPOPREP_WAZERO_CACHE the run sees.
+func TestCIKeepsPDFEngine(t *testing.T) {
+	data, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta actionMeta
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	var cached, used string
+	for _, s := range meta.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "actions/cache@") {
+			cached = strings.Replace(s.With["path"], "~", "$HOME", 1)
+		}
+		if m := regexp.MustCompile(`export REPOPREP_WAZERO_CACHE="([^"]+)"`).FindStringSubmatch(s.Run); m != nil {
+			used = m[1]
+		}
+	}
+	if cached == "" || cached != used {
+		t.Errorf("action.yml caches %q, the run uses REPOPREP_WAZERO_CACHE=%q", cached, used)
+	}
+
+	data, err = os.ReadFile("ci/gitlab/repoprep.gitlab-ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gl struct {
+		Job struct {
+			Variables map[string]string `yaml:"variables"`
+			Cache     struct {
+				Paths []string `yaml:"paths"`
+			} `yaml:"cache"`
+		} `yaml:"repoprep"`
+	}
+	if err := yaml.Unmarshal(data, &gl); err != nil {
+		t.Fatal(err)
+	}
+	dir := strings.TrimPrefix(gl.Job.Variables["REPOPREP_WAZERO_CACHE"], "$CI_PROJECT_DIR/")
+	if len(gl.Job.Cache.Paths) != 1 || strings.TrimSuffix(gl.Job.Cache.Paths[0], "/") != dir || dir == "" {
+		t.Errorf("GitLab template caches %q, the run uses REPOPREP_WAZERO_CACHE=%q", gl.Job.Cache.Paths, gl.Job.Variables["REPOPREP_WAZERO_CACHE"])
+	}
+	// The cache sits inside the project (GitLab's rule), so it must be a
+	// directory the scan prunes by default.
+	set, err := rules.LoadSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top, _, _ := strings.Cut(dir, "/"); !set.ExcludeDirs[top] {
+		t.Errorf("the GitLab cache %s is inside the project and %s is not pruned by default", dir, top)
 	}
 }
