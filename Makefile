@@ -239,7 +239,7 @@ bench-creddata:
 # and PDF word agreement with poppler's pdftotext. DOC_CORPUS=DIR.
 bench-extract:
 	@test -n "$(DOC_CORPUS)" || { echo "set DOC_CORPUS=DIR (see docs/extract.md)"; exit 2; }
-	REPOPREP_DOC_CORPUS="$(DOC_CORPUS)" $(GO) test -count=1 -run '^TestCorpus$$' -v ./internal/extract/ | grep -v '^=== RUN'
+	REPOPREP_DOC_CORPUS="$(DOC_CORPUS)" REPOPREP_DOC_REFS="$(DOC_REFS)" $(GO) test -count=1 -timeout 90m -run '^TestCorpus$$' -v ./internal/extract/ | grep -v '^=== RUN'
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
