@@ -118,10 +118,9 @@ type actionMeta struct {
 	} `yaml:"runs"`
 }
 
-// TestActionSteps checks what actionlint does not look into: the composite
-// action's own steps. Every expression parses, every run script is valid
-// bash, and every ${{ inputs.X }} names a declared input.
-func TestActionSteps(t *testing.T) {
+// readAction reads action.yml, and the part of it the tests look into.
+func readAction(t *testing.T) ([]byte, actionMeta) {
+	t.Helper()
 	data, err := os.ReadFile("action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +129,14 @@ func TestActionSteps(t *testing.T) {
 	if err := yaml.Unmarshal(data, &meta); err != nil {
 		t.Fatal(err)
 	}
+	return data, meta
+}
+
+// TestActionSteps checks what actionlint does not look into: the composite
+// action's own steps. Every expression parses, every run script is valid
+// bash, and every ${{ inputs.X }} names a declared input.
+func TestActionSteps(t *testing.T) {
+	data, meta := readAction(t)
 	if meta.Runs.Using != "composite" || len(meta.Runs.Steps) == 0 {
 		t.Fatalf("action.yml: runs.using %q with %d steps", meta.Runs.Using, len(meta.Runs.Steps))
 	}
@@ -373,14 +380,7 @@ func TestGoreleaserConfig(t *testing.T) {
 // compiles PDFium into, so an ephemeral runner does not compile it again:
 // the cache's path is the REPOPREP_WAZERO_CACHE the run sees.
 func TestCIKeepsPDFEngine(t *testing.T) {
-	data, err := os.ReadFile("action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta actionMeta
-	if err := yaml.Unmarshal(data, &meta); err != nil {
-		t.Fatal(err)
-	}
+	_, meta := readAction(t)
 	var cached, used string
 	for _, s := range meta.Runs.Steps {
 		if strings.HasPrefix(s.Uses, "actions/cache@") {
@@ -394,7 +394,7 @@ func TestCIKeepsPDFEngine(t *testing.T) {
 		t.Errorf("action.yml caches %q, the run uses REPOPREP_WAZERO_CACHE=%q", cached, used)
 	}
 
-	data, err = os.ReadFile("ci/gitlab/repoprep.gitlab-ci.yml")
+	data, err := os.ReadFile("ci/gitlab/repoprep.gitlab-ci.yml")
 	if err != nil {
 		t.Fatal(err)
 	}

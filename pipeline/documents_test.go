@@ -37,7 +37,7 @@ func TestDocumentsExtracted(t *testing.T) {
 		"docs/broken.docx":       string(docx[:len(docx)/2]),
 		"docs/bomb.docx": string(xt.ZipBomb(t, "word/document.xml", 1<<30, true,
 			xt.Part{Name: "_rels/.rels", Body: `<Relationships/>`})),
-		"legacy/old.doc": "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1" + strings.Repeat("\x00", 504),
+		"legacy/drawing.vsd": "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1" + strings.Repeat("\x00", 504),
 		// Garbled text, more than normalize's 64 KiB sample: normalize
 		// refuses it while the extractor is still writing.
 		"docs/garbled.docx": string(xt.DOCX(t, strings.Repeat("CafÃ© crÃ¨me brÃ»lÃ©e, dÃ©jÃ  vu. ", 5000))),
@@ -80,7 +80,7 @@ func TestDocumentsExtracted(t *testing.T) {
 			t.Errorf("%s: %+v, want refused %s", p, e, reason)
 		}
 	}
-	if e := byPath["legacy/old.doc"]; e.Staged || e.Category != "document" || e.Reason != "office" || e.Err != "" {
+	if e := byPath["legacy/drawing.vsd"]; e.Staged || e.Category != "document" || e.Reason != "office" || e.Err != "" {
 		t.Errorf("legacy .doc: %+v", e)
 	}
 	// No planted value reaches OUT: the document's staged text is redacted.

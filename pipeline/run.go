@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/extract"
 	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/report"
 
@@ -179,7 +180,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	defer tree.Close()
-	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes}
+	env := &stages.Env{Src: src, TreeDir: treeDir, Rules: r.rules, MaxTextBytes: r.opts.MaxTextBytes, Extract: extractLimits}
 	defer env.Close()
 	// What reads the staged copies after the loop (REPO_MAP, instructions,
 	// previews) opens them as the loop wrote them: each relative to its
@@ -227,6 +228,9 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	env.SecretScanner = r.secrets.Scanner
 	if err := r.readFiles(ctx, env, recs); err != nil {
 		return nil, err
+	}
+	for _, w := range env.Warnings() {
+		r.opts.Logger.Warn(w) // a document refused by the time guard: the machine decided, not the tree
 	}
 
 	if !r.prior.Replayed() {
@@ -333,6 +337,10 @@ func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	}
 	return nil
 }
+
+// extractLimits bound each document's extraction (stages.Env.Extract):
+// the defaults, which are not options; tests shrink them.
+var extractLimits extract.Limits
 
 // tokensReady tells the loop whether the tokenizer's tables are built
 // (stages.Env.TokensReady); tests make it say no to put every count off.

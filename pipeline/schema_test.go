@@ -374,7 +374,7 @@ func schemaFixture(t *testing.T) string {
 		"docs/spec.docx":                string(docx),
 		"docs/locked.odt":               string(xt.ODT(t, true)),
 		"docs/broken.docx":              string(docx[:len(docx)/2]),
-		"legacy/old.doc":                "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1" + strings.Repeat("\x00", 504),
+		"legacy/drawing.vsd":            "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1" + strings.Repeat("\x00", 504),
 		"config/app.env":                fmt.Sprintf("GITHUB_TOKEN=%s\nSERVER=%s\n", s["github"], s["ip"]),
 		"keys/" + s["gitlab"] + ".txt":  "a token in the name\n",
 		"vendor/modules.txt":            "# example.com/dep v1.0.0\n",

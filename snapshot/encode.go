@@ -38,6 +38,7 @@ func appendEntry(b []byte, e *Entry) []byte {
 	b = appendStringField(b, "extracted_from", e.ExtractedFrom, true)
 	b = appendStringField(b, "extractor", e.Extractor, true)
 	b = appendStringField(b, "extractor_version", e.ExtractorVersion, true)
+	b = appendStringField(b, "truncated", e.Truncated, true)
 	b = b[:len(b)-2] // the last field's ",\n"
 	return append(b, "\n    }"...)
 }

@@ -48,6 +48,10 @@ type Entry struct {
 	ExtractedFrom    string `json:"extracted_from,omitempty"`
 	Extractor        string `json:"extractor,omitempty"`
 	ExtractorVersion string `json:"extractor_version,omitempty"`
+	// Truncated: the text was cut short at a work limit, and says what was
+	// left out, as the staged text's last line does ("pages 5001–6000 not
+	// extracted: page limit 5000").
+	Truncated string `json:"truncated,omitempty"`
 }
 
 // Pruned is a directory left unwalked, with why.

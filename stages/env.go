@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
@@ -44,6 +45,12 @@ type Env struct {
 	// extract.DefaultLimits.
 	Extract extract.Limits
 
+	// warnings are what the stages tell the run beyond files.json (a
+	// document stopped by extraction's time guard), for the caller to log
+	// (Warnings); workers add to them under warnMu.
+	warnMu   sync.Mutex
+	warnings []string
+
 	// TokensReady, when set, lets Process go on while it reports that the
 	// tokenizer's tables are not built yet (tokens.Ready): a text's count
 	// is then left for later (tokens_later.go), and CountLater must run
@@ -51,6 +58,23 @@ type Env struct {
 	// waiting for the tables if need be.
 	TokensReady func() bool
 	later       laterQueue
+}
+
+// warn adds a warning for the run. Safe for concurrent use.
+func (e *Env) warn(format string, args ...any) {
+	e.warnMu.Lock()
+	defer e.warnMu.Unlock()
+	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
+}
+
+// Warnings are what the stages found worth telling whoever runs them but
+// that files.json cannot say (it records outcomes, not the machine's
+// trouble in reaching them), sorted so a run logs them in one order.
+// Call it once the stages are done.
+func (e *Env) Warnings() []string {
+	e.warnMu.Lock()
+	defer e.warnMu.Unlock()
+	return slices.Sorted(slices.Values(e.warnings))
 }
 
 // openSrc opens a record's file for reading relative to its directory's

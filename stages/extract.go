@@ -20,10 +20,14 @@ var errStopped = errors.New("normalize stopped reading")
 // e.Extract's limits, is staged under the document's own path (so
 // read_file("docs/spec.pdf") answers with the text), and goes through the
 // same UTF-8 check, line and token counting as any text; dedup and the
-// secret scan then see it like any staged file. A document no extractor
-// reads (legacy .doc, .xls, Pages...) stays unstaged, as before; one that
-// is refused keeps its category and gets the refusal's reason (encrypted,
-// unreadable, over-limit, no-text) with the cause in its error field.
+// secret scan then see it like any staged file. A text cut short at a work
+// limit is staged as it is (it ends in a marker line) and its entry's
+// truncated field says what was left out. A document no extractor reads
+// (legacy .doc, .xls, Pages...) stays unstaged, as before; one that is
+// refused keeps its category and gets the refusal's reason (encrypted,
+// unreadable, over-limit, no-text) with the cause in its error field. A
+// refusal by extraction's time guard is also a warning for the run: it
+// says the machine, not the document, decided.
 func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	format, ok := extract.FormatOf(rec.Path, rec.Mime)
 	if !ok {
@@ -74,6 +78,9 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 		e.removeStaged(rec.Path)
 		rec.Reason, rec.Err = refusal.Reason, "extract: "+refusal.Err.Error()
 		rec.Memo.AtLimit = extract.IsLimit(refusal) // remembered by a refresh, not met again
+		if extract.IsTimeGuard(refusal) {
+			e.warn("extract %s: refused, %v; a refresh tries it again", rec.Path, refusal.Err)
+		}
 		return nil
 	case exErr != nil && !errors.Is(exErr, errStopped):
 		e.removeStaged(rec.Path)
@@ -97,6 +104,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	rec.Staged = true
 	rec.Oversize = res.Bytes > e.MaxTextBytes // the text is what a reader pays for
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = string(meta.Format), meta.Extractor, meta.Version
+	rec.Truncated = meta.Truncated
 	return nil
 }
 

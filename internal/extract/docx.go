@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"encoding/xml"
 	"io"
 	"regexp"
@@ -8,11 +9,32 @@ import (
 	"strings"
 )
 
-// extractDOCX reads word/document.xml as a stream: paragraphs become
-// lines, heading styles Markdown headings, numbered or bulleted paragraphs
-// list items, tables Markdown tables. Deleted revisions, field codes and
-// the fallback copies of alternate content are left out. Headers, footers,
-// footnotes and comments are not read.
+// extractDOCX reads a Word document: its headers, then its body
+// (word/document.xml, as a stream: paragraphs become lines, heading styles
+// Markdown headings, numbered or bulleted paragraphs list items, tables
+// Markdown tables, charts and SmartArt their text, altChunk HTML and RTF
+// their text), its footnotes and endnotes, its comments, then its
+// footers:
+//
+//	--- header ---
+//	ACME Corp — Internal
+//
+//	--- body ---
+//	The rollout starts in May.[^1]
+//
+//	--- footnotes ---
+//	[^1]: After the freeze.
+//
+//	--- comments ---
+//	[comment 1 (Ana)]: Which May?
+//
+//	--- footer ---
+//	Page 1
+//
+// Notes are numbered in the order the body refers to them, footnotes and
+// endnotes in one sequence; headers and footers are written once each,
+// however many sections repeat them. Deleted revisions, field codes and
+// the fallback copies of alternate content are left out.
 func extractDOCX(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
 	z, err := openZip(b, src, size)
 	if err != nil {
@@ -26,22 +48,83 @@ func extractDOCX(b *budget, src io.ReaderAt, size int64, out *textWriter) error 
 	if err != nil {
 		return err
 	}
-	s, err := z.xml(main)
+	parts, err := docxPartsOf(z, main)
+	if err != nil {
+		return err
+	}
+	d := &docxDoc{z: z, styles: styles, types: parts.types, notes: map[string]int{}, seen: map[string]bool{}}
+	headers, err := d.sides(parts.headers)
+	if err != nil {
+		return err
+	}
+	if len(headers) > 0 {
+		writeSides(out, "header", headers)
+		out.Label("body")
+	}
+	if err := d.read(main, docxBody, "", out); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		part, name string
+		mode       docxMode
+	}{{parts.footnotes, "footnotes", docxNotes}, {parts.endnotes, "endnotes", docxNotes}, {parts.comments, "comments", docxComments}} {
+		if p.part == "" {
+			continue
+		}
+		if err := besideMain(d.read(p.part, p.mode, p.name, out)); err != nil {
+			return err
+		}
+	}
+	footers, err := d.sides(parts.footers)
+	if err != nil {
+		return err
+	}
+	writeSides(out, "footer", footers)
+	b.sections = 1
+	return out.Err()
+}
+
+// docxMode is what a part is to the reader.
+type docxMode int
+
+const (
+	docxBody     docxMode = iota // document.xml, a header or a footer
+	docxNotes                    // footnotes.xml or endnotes.xml
+	docxComments                 // comments.xml
+)
+
+// read writes one part of the document; a notes or comments part writes
+// its label (name) before its first line.
+func (d *docxDoc) read(part string, mode docxMode, name string, out *textWriter) error {
+	rels, err := d.z.rels(part)
+	if err = besideMain(err); err != nil {
+		return err
+	}
+	s, err := d.z.xml(part)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	w := &docxWriter{ooxmlWriter: ooxmlWriter{out: out, b: b}, styles: styles}
+	w := &docxWriter{ooxmlWriter: ooxmlWriter{out: out, b: d.z.b}, doc: d, rels: rels, mode: mode, label: name}
 	if err := walkXML(s, w.start, w.end, w.text); err != nil {
 		return err
 	}
-	b.sections = 1
+	if err := w.writeObjects(); err != nil { // anchored in a paragraph never closed
+		return err
+	}
 	return out.Err()
 }
 
 // walkXML calls start, end and text for each token of a part, leaving out
 // the mc:Fallback copies of alternate content (the mc:Choice is read).
 func walkXML(s *xmlStream, start func(xml.StartElement) error, end func(xml.EndElement) error, text func([]byte) error) error {
+	return walkXMLFallback(s, start, end, text, nil)
+}
+
+// walkXMLFallback is walkXML that shows fallback the start elements of
+// the mc:Fallback copies, for what only they hold (the picture of an
+// embedded object whose mc:Choice names none).
+func walkXMLFallback(s *xmlStream, start func(xml.StartElement) error, end func(xml.EndElement) error, text func([]byte) error, fallback func(xml.StartElement)) error {
 	skip := 0
 	for {
 		tok, err := s.next()
@@ -55,6 +138,9 @@ func walkXML(s *xmlStream, start func(xml.StartElement) error, end func(xml.EndE
 		case xml.StartElement:
 			if skip > 0 || t.Name.Local == "Fallback" {
 				skip++
+				if fallback != nil {
+					fallback(t)
+				}
 				continue
 			}
 			if err := start(t); err != nil {
@@ -128,10 +214,18 @@ func docxLevel(styles map[string]int, id string) int {
 	return 0
 }
 
-// docxWriter is the state of one pass over document.xml.
+// docxWriter is the state of one pass over a part.
 type docxWriter struct {
 	ooxmlWriter
-	styles map[string]int
+	doc   *docxDoc
+	rels  map[string]string // r:id -> part, of the part being read
+	mode  docxMode
+	label string       // the part's label, until its first line is written
+	lead  string       // a note's or comment's label, until its first paragraph
+	after []docxObject // charts, diagrams and objects of the open paragraph
+	ole   *olePreview  // the w:object being read
+	// ignore: in a note that is a separator line, not text
+	ignore bool
 
 	style   string
 	list    bool
@@ -185,6 +279,33 @@ func (w *docxWriter) start(e xml.StartElement) error {
 		w.para.WriteByte('\n')
 	case "noBreakHyphen":
 		w.para.WriteByte('-')
+	case "footnoteReference", "endnoteReference":
+		w.para.WriteString("[^" + w.doc.noteLabel(strings.TrimSuffix(e.Name.Local, "Reference"), attr(e, "id")) + "]")
+		return w.b.hold(w.para.Len())
+	case "footnote", "endnote":
+		if w.mode == docxNotes {
+			w.startNote(e)
+		}
+	case "comment":
+		if w.mode == docxComments {
+			w.startComment(e)
+		}
+	case "chart": // c:chart r:id, in a drawing
+		w.anchor(w.rels[attr(e, "id")], false)
+	case "relIds": // dgm:relIds r:dm, a SmartArt diagram's data model
+		w.anchor(w.rels[attr(e, "dm")], true)
+	case "altChunk":
+		return w.altChunk(w.rels[attr(e, "id")])
+	case "object": // w:object: an embedded object and its picture
+		w.ole = &olePreview{}
+	case "OLEObject", "objectEmbed": // o:OLEObject ProgID, w:objectEmbed w:progId
+		if w.ole != nil && w.ole.progID == "" {
+			w.ole.progID = cmp.Or(attr(e, "ProgID"), attr(e, "progId"))
+		}
+	case "imagedata", "blip": // v:imagedata r:id, a:blip r:embed
+		if w.ole != nil && w.ole.preview == "" {
+			w.ole.preview = w.rels[cmp.Or(attr(e, "id"), attr(e, "embed"))]
+		}
 	default:
 		return w.ooxmlWriter.start(e)
 	}
@@ -197,6 +318,9 @@ func (w *docxWriter) end(e xml.EndElement) error {
 		w.inPPr = false
 	case "p":
 		err := w.paragraph()
+		if err == nil {
+			err = w.writeObjects()
+		}
 		w.inPara = false
 		if n := len(w.outer); n > 0 {
 			// Back to the paragraph the text box sat in.
@@ -208,6 +332,19 @@ func (w *docxWriter) end(e xml.EndElement) error {
 			w.inPara = true
 		}
 		return err
+	case "footnote", "endnote", "comment":
+		w.lead, w.ignore = "", false
+	case "object":
+		if w.ole != nil && w.ole.preview != "" && !w.doc.seen[w.ole.preview] && len(w.after) < maxSideParts {
+			w.doc.seen[w.ole.preview] = true
+			w.after = append(w.after, docxObject{ole: *w.ole})
+		}
+		w.ole = nil
+	case "tbl":
+		if len(w.tables) == 1 {
+			w.heading() // the outermost table is written now
+		}
+		return w.ooxmlWriter.end(e)
 	default:
 		return w.ooxmlWriter.end(e)
 	}
@@ -220,10 +357,13 @@ func (w *docxWriter) paragraph() error {
 	if w.tables.addToCell(text) {
 		return nil
 	}
+	if w.mode != docxBody {
+		return w.noteLine(text)
+	}
 	if strings.TrimSpace(text) == "" {
 		return w.out.Err()
 	}
-	level := docxLevel(w.styles, w.style)
+	level := docxLevel(w.doc.styles, w.style)
 	if level == 0 {
 		level = w.outline
 	}

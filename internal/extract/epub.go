@@ -33,7 +33,7 @@ func extractEPUB(b *budget, src io.ReaderAt, size int64, out *textWriter) error 
 	if err != nil {
 		return err
 	}
-	for i, part := range spine {
+	for i, part := range spine[:min(len(spine), b.lim.MaxPages)] {
 		if err := b.section("section"); err != nil {
 			return err
 		}
@@ -49,6 +49,9 @@ func extractEPUB(b *budget, src io.ReaderAt, size int64, out *textWriter) error 
 		if err != nil {
 			return err
 		}
+	}
+	if len(spine) > b.lim.MaxPages {
+		return cutOff(sectionsLeft("section", b.lim.MaxPages, len(spine)), "%d sections, more than %d", len(spine), b.lim.MaxPages)
 	}
 	return out.Err()
 }

@@ -3,11 +3,14 @@
 // read: Markdown where structure helps (headings, tables), one section per
 // page, sheet or slide behind a marker such as "--- page 3 ---".
 //
-// Documents are hostile input. Every extraction runs under Limits (time,
-// decompressed bytes, pages, sheets, cells, output text) and ends in text
-// or a *Refusal naming why: encrypted, unreadable (with the cause) or
-// over-limit. Nothing here writes to disk or reads anything but the bytes
-// it is given.
+// Documents are hostile input. Every extraction runs under Limits that
+// count work (decompressed bytes, pages, sheets, cells, output text), so
+// the outcome is a function of the bytes, never of the machine's load,
+// with a wall-time guard far above what that work costs. It ends in text,
+// in text cut short at a work limit (Meta.Truncated says what was left
+// out), or in a *Refusal naming why: encrypted, unreadable (with the
+// cause) or over-limit. Nothing here writes to disk or reads anything but
+// the bytes it is given.
 package extract
 
 import (
@@ -38,6 +41,9 @@ const (
 	RTF   Format = "rtf"
 	EPUB  Format = "epub"
 	IPYNB Format = "ipynb"
+	DOC   Format = "doc" // Word 97-2003, a Compound File (legacy.go)
+	XLS   Format = "xls" // Excel 97-2003 and 5/95
+	PPT   Format = "ppt" // PowerPoint 97-2003
 )
 
 // Refusal reasons, as files.json's reason field carries them.
@@ -69,32 +75,86 @@ func unreadable(format string, args ...any) error {
 	return &Refusal{ReasonUnreadable, fmt.Errorf(format, args...)}
 }
 
+// overLimit is a work limit reached; the cause names it. Text written
+// before it is staged with the closing marker "[… rest not extracted:
+// <cause>]" (see cutOff).
 func overLimit(format string, args ...any) error {
-	return &Refusal{ReasonOverLimit, fmt.Errorf(format, args...)}
+	return &Refusal{ReasonOverLimit, &limitError{cause: fmt.Sprintf(format, args...)}}
 }
 
-// timeLimit is the cause of a refusal by the clock (Limits.Timeout).
-type timeLimit struct{ limit time.Duration }
+// cutOff is overLimit where the extractor can say better what the limit
+// leaves out than "the rest": left is the marker's phrase, as "pages
+// 5001–6000 not extracted: page limit 5000".
+func cutOff(left, format string, args ...any) error {
+	return &Refusal{ReasonOverLimit, &limitError{cause: fmt.Sprintf(format, args...), left: left}}
+}
 
-func (e *timeLimit) Error() string { return fmt.Sprintf("not done within the %v time limit", e.limit) }
+// limitError is the cause of a refusal at a work limit. When the limit
+// came before any text it is the refusal's; when text came first, Extract
+// stages that text instead and left says what was left out
+// (Meta.Truncated).
+type limitError struct {
+	cause string // "6000 pages, more than 5000"
+	left  string // "pages 5001–6000 not extracted: page limit 5000"; "": the rest
+}
+
+func (e *limitError) Error() string { return e.cause }
+
+// leftOut is the phrase that says what a limit refusal leaves out.
+func leftOut(r *Refusal) string {
+	var lim *limitError
+	if errors.As(r.Err, &lim) && lim.left != "" {
+		return lim.left
+	}
+	return "rest not extracted: " + r.Err.Error()
+}
+
+// sectionsLeft says which sections a limit of max leaves out of total
+// (more than max): "pages 5001–6000 not extracted: page limit 5000".
+func sectionsLeft(noun string, max, total int) string {
+	which := fmt.Sprintf("%ss %d–%d", noun, max+1, total)
+	if total == max+1 {
+		which = fmt.Sprintf("%s %d", noun, total)
+	}
+	return fmt.Sprintf("%s not extracted: %s limit %d", which, noun, max)
+}
+
+// timeGuard is the cause of a refusal by the wall clock (Limits.Timeout):
+// a guard against a parser stuck or a machine far too slow, not a limit
+// on work.
+type timeGuard struct{ limit time.Duration }
+
+func (e *timeGuard) Error() string {
+	return fmt.Sprintf("stopped by the %v safety guard on wall time, not by a work limit (a parser stuck, or the machine far too slow)", e.limit)
+}
 
 // IsLimit reports a refusal at a work limit: input, decompressed or text
 // bytes, pages, sheets, cells, zip entries, nesting. The same bytes under
 // the same Limits and extractors are refused the same way every time, so a
 // caller may remember the outcome instead of extracting the document
-// again (a refresh does). The time limit is not one: how far a document
-// gets in it depends on the machine and its load; nor is anything else
-// (an unreadable, encrypted or empty document, a failing reader).
+// again (a refresh does). The time guard is not one (IsTimeGuard): how
+// far a document gets in it depends on the machine and its load; nor is
+// anything else (an unreadable, encrypted or empty document, a failing
+// reader).
 func IsLimit(err error) bool {
 	var r *Refusal
-	var clock *timeLimit
-	return errors.As(err, &r) && r.Reason == ReasonOverLimit && !errors.As(r.Err, &clock)
+	return errors.As(err, &r) && r.Reason == ReasonOverLimit && !IsTimeGuard(r)
+}
+
+// IsTimeGuard reports a refusal by Limits.Timeout, the safety guard on
+// wall time: an outcome that depends on the machine, which a caller
+// should report (a document within the work limits is not expected to
+// meet it) and never remember.
+func IsTimeGuard(err error) bool {
+	var guard *timeGuard
+	return errors.As(err, &guard)
 }
 
 // Limits bound the work one document may cost. A zero field takes its
-// default from DefaultLimits.
+// default from DefaultLimits. Every limit but Timeout counts work, so
+// where a document meets one is the same on any machine under any load.
 type Limits struct {
-	Timeout         time.Duration // wall time per document
+	Timeout         time.Duration // safety guard on wall time per document, far above what the work limits allow
 	MaxInputBytes   int64         // the document file itself
 	MaxInflateBytes int64         // bytes decompressed from zip entries and read from them
 	MaxTextBytes    int64         // extracted text written
@@ -106,10 +166,14 @@ type Limits struct {
 
 // DefaultLimits are generous for real documents (a 2,000-page manual, a
 // workbook of two million cells) and small enough that a hostile one costs
-// seconds and a few hundred MB at most.
+// a bounded amount of work and a few hundred MB at most. The time guard is
+// far above what that work takes: 5,000 PDF pages at the ~9 ms a page
+// PDFium takes are 45 s on an idle machine, and a busy one, shared with
+// other workers, must not turn that into a different files.json (see
+// docs/extract.md).
 func DefaultLimits() Limits {
 	return Limits{
-		Timeout:         30 * time.Second,
+		Timeout:         10 * time.Minute,
 		MaxInputBytes:   256 << 20,
 		MaxInflateBytes: 256 << 20,
 		MaxTextBytes:    16 << 20,
@@ -146,6 +210,10 @@ type Meta struct {
 	Extractor string // the library or our own extractor
 	Version   string // its version: a module version, or our extractor's generation
 	Sections  int    // pages, sheets, slides, chapters or cells written
+	// Truncated says what a work limit left out of a text cut short
+	// ("pages 5001–6000 not extracted: page limit 5000"), as the text's
+	// closing marker line does; "" for a whole text.
+	Truncated string
 }
 
 // extractor is one format's implementation. It writes text to out and
@@ -160,16 +228,19 @@ type extractor struct {
 }
 
 var extractors = map[Format]extractor{
-	PDF:   {name: "pdfium", module: "github.com/klippa-app/go-pdfium", run: extractPDF, prepare: preparePDF},
-	DOCX:  {name: "repoprep-ooxml", version: "1", run: extractDOCX},
+	PDF:   {name: "pdfium", module: "github.com/klippa-app/go-pdfium", run: extractPDF},
+	DOCX:  {name: "repoprep-ooxml", version: "2", run: extractDOCX},
 	XLSX:  {name: "excelize", module: "github.com/xuri/excelize/v2", run: extractXLSX},
-	PPTX:  {name: "repoprep-ooxml", version: "1", run: extractPPTX},
+	PPTX:  {name: "repoprep-ooxml", version: "2", run: extractPPTX},
 	ODT:   {name: "repoprep-odf", version: "1", run: extractODT},
 	ODS:   {name: "repoprep-odf", version: "1", run: extractODS},
 	ODP:   {name: "repoprep-odf", version: "1", run: extractODP},
-	RTF:   {name: "repoprep-rtf", version: "1", run: extractRTF},
+	RTF:   {name: "repoprep-rtf", version: "2", run: extractRTF},
 	EPUB:  {name: "repoprep-epub", version: "1", run: extractEPUB},
 	IPYNB: {name: "repoprep-ipynb", version: "1", run: extractIPYNB},
+	DOC:   {name: "repoprep-doc", version: "1", run: extractDOC},
+	XLS:   {name: "repoprep-xls", version: "1", run: extractXLS},
+	PPT:   {name: "repoprep-ppt", version: "1", run: extractPPT},
 }
 
 // byExt maps lower-case extensions to formats. Macro-enabled and template
@@ -185,6 +256,9 @@ var byExt = map[string]Format{
 	".rtf":   RTF,
 	".epub":  EPUB,
 	".ipynb": IPYNB,
+	".doc":   DOC, ".dot": DOC,
+	".xls": XLS, ".xlt": XLS,
+	".ppt": PPT, ".pps": PPT, ".pot": PPT,
 }
 
 // byMime maps sniffed content types to formats, so a misnamed document is
@@ -201,6 +275,11 @@ var byMime = map[string]Format{
 	"text/rtf":             RTF,
 	"application/rtf":      RTF,
 	"application/epub+zip": EPUB,
+	// application/x-ole-storage, sniffed for these too, is not here: the
+	// extension then says which one it holds.
+	"application/msword":            DOC,
+	"application/vnd.ms-excel":      XLS,
+	"application/vnd.ms-powerpoint": PPT,
 }
 
 // FormatOf names the format of a document from its sniffed content type
@@ -218,9 +297,12 @@ func FormatOf(name, mime string) (f Format, ok bool) {
 }
 
 // Extract writes the text of the document src (size bytes, in format f) to
-// w under lim. It returns a *Refusal when the document yields no text; the
-// caller then discards whatever was written. Any other error comes from
-// ctx or w. Safe for concurrent use.
+// w under lim. A work limit reached after some text was written cuts the
+// text short: it ends in a marker line "[… <what was left out>]", and
+// Meta.Truncated holds the phrase. It returns a *Refusal when the
+// document yields no text (a limit reached before any text, the time
+// guard at any point); the caller then discards whatever was written. Any
+// other error comes from ctx or w. Safe for concurrent use.
 func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Limits, w io.Writer) (meta Meta, err error) {
 	x, ok := extractors[f]
 	if !ok {
@@ -251,7 +333,12 @@ func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Lim
 	case ctx.Err() != nil:
 		return meta, ctx.Err() // the run is stopping; not the document's fault
 	case dctx.Err() != nil:
-		return meta, &Refusal{ReasonOverLimit, &timeLimit{lim.Timeout}}
+		// Never a cut: where the clock stops depends on the machine.
+		return meta, &Refusal{ReasonOverLimit, &timeGuard{lim.Timeout}}
+	case errors.As(err, &ref) && IsLimit(ref) && out.wrote():
+		meta.Truncated = leftOut(ref)
+		meta.Sections = max(meta.Sections, 1) // one-section formats count theirs at the end
+		return meta, out.truncate(meta.Truncated)
 	case errors.As(err, &ref):
 		return meta, ref
 	case err != nil && out.failed():
@@ -269,9 +356,9 @@ func sectionNoun(f Format) string {
 	switch f {
 	case PDF:
 		return "page(s)"
-	case XLSX, ODS:
+	case XLSX, ODS, XLS:
 		return "sheet(s)"
-	case PPTX, ODP:
+	case PPTX, ODP, PPT:
 		return "slide(s)"
 	case EPUB:
 		return "section(s)"
@@ -325,10 +412,10 @@ type budget struct {
 }
 
 // errTimeout stands in for the deadline inside parsers; Extract reports
-// the limit by looking at the context itself.
+// the time guard by looking at the context itself.
 var errTimeout = errors.New("time limit reached")
 
-// alive fails once the document's time is up or the run is cancelled.
+// alive fails once the time guard has fired or the run is cancelled.
 func (b *budget) alive() error {
 	if b.ctx.Err() != nil {
 		return errTimeout
@@ -338,10 +425,10 @@ func (b *budget) alive() error {
 
 // section counts a page, slide or section against MaxPages.
 func (b *budget) section(what string) error {
-	b.sections++
-	if b.sections > b.lim.MaxPages {
-		return overLimit("more than %d %ss", b.lim.MaxPages, what)
+	if b.sections >= b.lim.MaxPages {
+		return overLimit("more than %d %ss", b.lim.MaxPages, what) // Meta.Sections: those written
 	}
+	b.sections++
 	return b.alive()
 }
 

@@ -111,19 +111,21 @@ func TestHostile(t *testing.T) {
 			p := xt.PDF(t, [][]string{{"cut short"}}, xt.PDFOptions{})
 			return p[:40]
 		}, Limits{}, ReasonUnreadable, ""},
-		{"PDF over the page limit", PDF, func(t testing.TB) []byte {
-			return xt.PDF(t, [][]string{{"1"}, {"2"}, {"3"}}, xt.PDFOptions{})
+		{"PDF over the page limit, no text before it", PDF, func(t testing.TB) []byte {
+			return xt.PDF(t, [][]string{{}, {}, {"3"}}, xt.PDFOptions{})
 		}, Limits{MaxPages: 2}, ReasonOverLimit, "3 pages, more than 2"},
 		{"encrypted ODT", ODT, func(t testing.TB) []byte { return xt.ODT(t, true) }, Limits{}, ReasonEncrypted, "password"},
 		{"DRM EPUB", EPUB, func(t testing.TB) []byte { return xt.EPUB(t, true) }, Limits{}, ReasonEncrypted, "DRM"},
 		{"encrypted XLSX", XLSX, encryptedXLSX, Limits{}, ReasonEncrypted, "EncryptionInfo"},
 		{"workbook over the cell limit", XLSX, xt.XLSX, Limits{MaxCells: 5}, ReasonOverLimit, "cells"},
-		{"workbook over the sheet limit", XLSX, xt.XLSX, Limits{MaxSheets: 1}, ReasonOverLimit, "sheets"},
 		{"spreadsheet repeating a row a million times", ODS, func(t testing.TB) []byte {
 			return xt.ODF(t, "application/vnd.oasis.opendocument.spreadsheet", `<office:spreadsheet><table:table table:name="x">
 <table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="1000"><text:p>x</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>`, false)
 		}, Limits{}, ReasonOverLimit, "cells"},
-		{"text over the text limit", DOCX, func(t testing.TB) []byte { return xt.DOCX(t) }, Limits{MaxTextBytes: 64}, ReasonOverLimit, "bytes of text"},
+		{"a first paragraph over the text limit", DOCX, func(t testing.TB) []byte {
+			doc := `<w:document ` + xt.WordNS + `><w:body><w:p><w:r><w:t>` + strings.Repeat("word ", 100) + `</w:t></w:r></w:p></w:body></w:document>`
+			return xt.Zip(t, append(docxParts, xt.Part{Name: "word/document.xml", Body: doc})...)
+		}, Limits{MaxTextBytes: 256}, ReasonOverLimit, "bytes of text"},
 		{"RTF nested 5,000 groups deep", RTF, func(testing.TB) []byte {
 			return []byte(`{\rtf1 ` + strings.Repeat("{", 5000) + "x" + strings.Repeat("}", 5000) + "}")
 		}, Limits{}, ReasonOverLimit, "nested"},
@@ -151,7 +153,7 @@ func TestHostile(t *testing.T) {
 			if ref.Reason != c.reason || !strings.Contains(ref.Err.Error(), c.cause) {
 				t.Errorf("refused %q: %v; want %q mentioning %q", ref.Reason, ref.Err, c.reason, c.cause)
 			}
-			if c.reason != ReasonOverLimit && strings.Contains(ref.Err.Error(), "time limit") {
+			if IsTimeGuard(err) {
 				t.Errorf("refused by the clock after %v, not by a check", took)
 			}
 		})
@@ -197,14 +199,14 @@ func TestPDFDeepObjects(t *testing.T) {
 	}
 }
 
-// TestTimeout: a document still being read when its time is up is refused
-// as over-limit, and the caller's cancellation is not a refusal.
+// TestTimeout: a document still being read when the time guard fires is
+// refused as over-limit, and the caller's cancellation is not a refusal.
 func TestTimeout(t *testing.T) {
 	data := []byte(`{\rtf1 ` + strings.Repeat(`\par x `, 2_000_000) + "}")
 	_, _, err := extract(t, RTF, data, Limits{Timeout: time.Millisecond})
 	var ref *Refusal
-	if !errors.As(err, &ref) || ref.Reason != ReasonOverLimit || !strings.Contains(err.Error(), "time limit") {
-		t.Errorf("err = %v, want over-limit: time limit", err)
+	if !errors.As(err, &ref) || ref.Reason != ReasonOverLimit || !strings.Contains(err.Error(), "safety guard") {
+		t.Errorf("err = %v, want over-limit: the safety guard", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -231,8 +233,10 @@ func TestFormatOf(t *testing.T) {
 		{"x.rtf", "text/rtf; charset=utf-8", RTF, true},
 		{"book.epub", "application/epub+zip", EPUB, true},
 		{"nb.ipynb", "application/json", IPYNB, true},
-		{"old.doc", "application/msword", "", false},
-		{"old.xls", "application/vnd.ms-excel", "", false},
+		{"old.doc", "application/msword", DOC, true},
+		{"old.xls", "application/vnd.ms-excel", XLS, true},
+		{"deck.pps", "application/x-ole-storage", PPT, true}, // the name decides what an OLE file holds
+		{"drawing.vsd", "application/x-ole-storage", "", false},
 		{"scan.djvu", "image/vnd.djvu", "", false},
 	}
 	for _, c := range cases {
@@ -297,7 +301,7 @@ func TestTable(t *testing.T) {
 func TestCompileCache(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "wazero")
 	t.Setenv("REPOPREP_WAZERO_CACHE", dir)
-	c := compileCache()
+	c, _ := compileCache()
 	if c == nil {
 		t.Fatal("compileCache = nil with a writable directory")
 	}
@@ -306,7 +310,7 @@ func TestCompileCache(t *testing.T) {
 		t.Errorf("cache dir: %v %v", fi, err)
 	}
 	t.Setenv("REPOPREP_WAZERO_CACHE", "off")
-	if compileCache() != nil {
+	if c, _ := compileCache(); c != nil {
 		t.Error("compileCache with REPOPREP_WAZERO_CACHE=off is not nil")
 	}
 }

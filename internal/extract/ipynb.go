@@ -92,13 +92,16 @@ func extractIPYNB(b *budget, src io.ReaderAt, size int64, out *textWriter) error
 	if lang == "" {
 		lang = nb.Metadata.Kernelspec.Language
 	}
-	for i, c := range cells {
+	for i, c := range cells[:min(len(cells), b.lim.MaxPages)] {
 		if err := b.section("cell"); err != nil {
 			return err
 		}
 		if err := nbWriteCell(out, i+1, c, lang); err != nil {
 			return err
 		}
+	}
+	if len(cells) > b.lim.MaxPages {
+		return cutOff(sectionsLeft("notebook cell", b.lim.MaxPages, len(cells)), "%d cells, more than %d", len(cells), b.lim.MaxPages)
 	}
 	return out.Err()
 }

@@ -9,10 +9,11 @@ import (
 	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
 )
 
-// TestIsLimit: a refusal at a work limit (cells, nesting, input, text) is
-// one a caller may remember, since the same bytes meet it again; a refusal
-// by the clock, an unreadable or encrypted document, and anything that is
-// not a refusal are not.
+// TestIsLimit: a refusal at a work limit (cells, nesting, input, text,
+// each before any text was written) is one a caller may remember, since
+// the same bytes meet it again; a refusal by the time guard, an
+// unreadable or encrypted document, and anything that is not a refusal
+// are not.
 func TestIsLimit(t *testing.T) {
 	rtf := func(depth int) []byte {
 		return []byte(`{\rtf1 ` + strings.Repeat("{", depth) + "x" + strings.Repeat("}", depth) + "}")
@@ -28,8 +29,8 @@ func TestIsLimit(t *testing.T) {
 		{"RTF nested 5,000 groups deep", RTF, rtf(5000), Limits{}, "nested", true},
 		{"workbook over the cell limit", XLSX, xt.XLSX(t), Limits{MaxCells: 5}, "cells", true},
 		{"input over the input limit", RTF, xt.RTF(), Limits{MaxInputBytes: 10}, "input limit", true},
-		{"text over the text limit", DOCX, xt.DOCX(t), Limits{MaxTextBytes: 64}, "bytes of text", true},
-		{"out of time", RTF, rtf(100), Limits{Timeout: time.Nanosecond}, "time limit", false},
+		{"a first paragraph over the text limit", DOCX, longParagraph(t), Limits{MaxTextBytes: 256}, "bytes of text", true},
+		{"out of time", RTF, rtf(100), Limits{Timeout: time.Nanosecond}, "safety guard", false},
 		{"RTF without a header", RTF, []byte("plain"), Limits{}, `{\rtf`, false},
 		{"encrypted ODT", ODT, xt.ODT(t, true), Limits{}, "password", false},
 	}
@@ -50,6 +51,13 @@ func TestIsLimit(t *testing.T) {
 	if IsLimit(nil) || IsLimit(fmt.Errorf("over-limit: more than 5 cells")) {
 		t.Error("IsLimit holds for what is not a refusal")
 	}
+}
+
+// longParagraph is a DOCX whose only paragraph is 500 bytes of text.
+func longParagraph(t testing.TB) []byte {
+	return xt.Zip(t,
+		xt.Part{Name: "_rels/.rels", Body: `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`},
+		xt.Part{Name: "word/document.xml", Body: `<w:document ` + xt.WordNS + `><w:body><w:p><w:r><w:t>` + strings.Repeat("word ", 100) + `</w:t></w:r></w:p></w:body></w:document>`})
 }
 
 // TestDOCXNestedParagraphs: a document.xml of nothing but opening w:p

@@ -27,7 +27,7 @@ const pdfChunkChars = 64 << 10
 // extractPDF writes each page's text behind a "--- page N ---" marker, in
 // PDFium's reading order.
 func extractPDF(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
-	pool, err := pdfiumPool(b.lim)
+	pool, err := pdfiumPool(b.lim, size)
 	if err != nil {
 		return unreadable("%v", err)
 	}
@@ -80,10 +80,9 @@ func pdfPages(b *budget, inst pdfium.Pdfium, src io.ReaderAt, size int64, out *t
 	if err != nil {
 		return unreadable("page count: %v", err)
 	}
-	if count.PageCount > b.lim.MaxPages {
-		return overLimit("%d pages, more than %d", count.PageCount, b.lim.MaxPages)
-	}
-	for i := range count.PageCount {
+	// Past the page limit the first MaxPages pages are read, and the text
+	// is cut short there (Extract) unless they held none.
+	for i := range min(count.PageCount, b.lim.MaxPages) {
 		if err := b.section("page"); err != nil {
 			return err
 		}
@@ -93,6 +92,9 @@ func pdfPages(b *budget, inst pdfium.Pdfium, src io.ReaderAt, size int64, out *t
 		if err := pdfPage(inst, doc.Document, i, out); err != nil {
 			return pdfAbort(i+1, b.lim, err)
 		}
+	}
+	if count.PageCount > b.lim.MaxPages {
+		return cutOff(sectionsLeft("page", b.lim.MaxPages, count.PageCount), "%d pages, more than %d", count.PageCount, b.lim.MaxPages)
 	}
 	return out.Err()
 }

@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -35,6 +35,7 @@ var rtfSkip = map[string]bool{
 	"listtext": true, "pntext": true, "pntxta": true, "pntxtb": true, "protusertbl": true,
 	"docvar": true, "template": true, "userprops": true, "wgrffmtfilter": true, "ftnsep": true,
 	"ftnsepc": true, "aftnsep": true, "aftnsepc": true, "footnote": true, "annotation": true,
+	"nonesttables": true, // plain-text copies of nested tables, for readers that skip \nestcell
 }
 
 // rtfCharsets maps \fcharset values to code pages.
@@ -80,14 +81,15 @@ func codepage(cp int) encoding.Encoding {
 }
 
 type rtfGroup struct {
-	skip bool
-	uc   int // characters to skip after \uN
-	cp   int // code page of \'hh bytes and 8-bit text
+	skip      bool
+	nestProps bool // in \nesttableprops, where \trowd is a nested table's
+	uc        int  // characters to skip after \uN
+	cp        int  // code page of \'hh bytes and 8-bit text
 }
 
 // rtfParser is a streaming RTF reader: groups on a heap stack, text
-// written as it comes, tables (\intbl ... \cell ... \row) collected and
-// written as Markdown tables.
+// written a paragraph at a time, tables (\intbl ... \cell ... \row)
+// collected and written as Markdown tables (rtftable.go).
 type rtfParser struct {
 	r       *bufio.Reader
 	b       *budget
@@ -100,10 +102,8 @@ type rtfParser struct {
 	bytes   []byte      // \'hh and 8-bit bytes not yet decoded
 	high    rune        // a pending high surrogate from \uN
 	skipN   int         // fallback characters still to skip after \uN
-	inTbl   bool
-	tb      table
-	cell    strings.Builder
-	row     []string
+	para    []byte      // the current paragraph; its end says where it goes
+	tbl     rtfTable
 	nread   int
 	inFonts bool
 	fresh   bool // nothing read yet in the current group: where \* may mark a destination
@@ -120,7 +120,7 @@ func extractRTF(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
 		return err
 	}
 	p.flushBytes()
-	if err := p.flushTable(); err != nil {
+	if err := p.finish(); err != nil {
 		return err
 	}
 	b.sections = 1
@@ -277,7 +277,7 @@ func (p *rtfParser) symbol(c byte) error {
 	case '_':
 		p.emitRune('-')
 	case '\n', '\r':
-		p.par()
+		return p.par()
 	case '\t':
 		p.emitRune('\t')
 	}
@@ -344,6 +344,12 @@ func (p *rtfParser) word(w string, n int, hasNum bool) error {
 		p.emitUnit(rune(n))
 		return nil
 	}
+	if w == "nesttableprops" {
+		// {\*\nesttableprops ...\nestrow}: the \* made the group
+		// skipped, but it ends a row of a nested table.
+		p.g.skip = len(p.stack) > 0 && p.stack[len(p.stack)-1].skip
+		p.g.nestProps = true
+	}
 	if p.skipN > 0 {
 		p.skipN-- // a control word counts as one fallback character
 		return nil
@@ -352,9 +358,12 @@ func (p *rtfParser) word(w string, n int, hasNum bool) error {
 		return nil
 	}
 	p.flushBytes()
+	if ok, err := p.tableWord(w, n, hasNum); ok {
+		return err
+	}
 	switch w {
 	case "par", "sect", "page", "line":
-		p.par()
+		return p.par()
 	case "tab":
 		p.emitRune('\t')
 	case "emdash":
@@ -371,27 +380,6 @@ func (p *rtfParser) word(w string, n int, hasNum bool) error {
 		p.emitRune('“')
 	case "rdblquote":
 		p.emitRune('”')
-	case "pard":
-		p.inTbl = false
-	case "intbl":
-		p.inTbl = true
-	case "cell":
-		p.row = append(p.row, p.cell.String())
-		p.cell.Reset()
-		return p.b.cell(1)
-	case "nestcell":
-		p.cell.WriteString(" ; ")
-	case "row":
-		if len(p.row) > 0 || p.cell.Len() > 0 {
-			if p.cell.Len() > 0 {
-				p.row = append(p.row, p.cell.String())
-				p.cell.Reset()
-			}
-			if err := p.tb.add(p.row, p.b); err != nil {
-				return err
-			}
-			p.row = nil
-		}
 	}
 	return p.out.Err()
 }
@@ -412,41 +400,22 @@ func (p *rtfParser) emitUnit(u rune) {
 	}
 }
 
+// emitRune adds a character to the current paragraph. A long paragraph
+// outside tables is written as it grows (paraFlushBytes).
 func (p *rtfParser) emitRune(r rune) {
-	if p.inTbl {
-		p.cell.WriteRune(r)
-		if p.cell.Len() > int(p.b.lim.MaxTextBytes) {
-			p.out.err = overLimit("more than %d bytes of text in one cell", p.b.lim.MaxTextBytes)
+	p.para = utf8.AppendRune(p.para, r)
+	if len(p.para) < paraFlushBytes {
+		return
+	}
+	if !p.tbl.inTbl {
+		if err := p.endTable(); err == nil {
+			p.out.Text(p.takePara())
 		}
 		return
 	}
-	if !p.tb.empty() || len(p.row) > 0 {
-		p.flushTable()
+	if err := p.b.hold(len(p.para)); err != nil && p.out.err == nil {
+		p.out.err = err // seen by readByte, as a write error would be
 	}
-	p.out.Text(string(r))
-}
-
-func (p *rtfParser) par() {
-	if p.inTbl {
-		if p.cell.Len() > 0 {
-			p.cell.WriteByte('\n')
-		}
-		return
-	}
-	if !p.tb.empty() || len(p.row) > 0 {
-		p.flushTable()
-	}
-	p.out.Text("\n")
-}
-
-func (p *rtfParser) flushTable() error {
-	if len(p.row) > 0 {
-		if err := p.tb.add(p.row, p.b); err != nil {
-			return err
-		}
-		p.row = nil
-	}
-	return p.tb.write(p.out)
 }
 
 // flushBytes decodes pending \'hh and 8-bit bytes in the group's code page.

@@ -12,11 +12,14 @@ import (
 // bytes become U+FFFD), no control characters but tab and newline (CR,
 // form feed and vertical tab end a line), no BOMs or noncharacters, no
 // trailing blanks on a line, at most one blank line in a row, none at the
-// start, and a final newline. It stops at MaxTextBytes with an over-limit
-// refusal, which sticks: extractors check Err at their own pace.
+// start, and a final newline. It stops short of MaxTextBytes (room: the
+// limit less markerReserve) with an over-limit refusal, which sticks:
+// extractors check Err at their own pace. Extract then cuts the text
+// short there (truncate), in the room kept for its closing marker.
 type textWriter struct {
 	w        io.Writer
-	max      int64
+	max      int64 // MaxTextBytes: nothing written goes past it
+	room     int64 // what the document's own text may take: max less the marker's reserve
 	written  int64
 	line     []byte // the current line, not yet written
 	blank    bool   // a blank line is due before the next text
@@ -28,8 +31,13 @@ type textWriter struct {
 	writeErr bool // err came from w, not from a limit
 }
 
+// markerReserve is the room the text limit keeps for the closing marker
+// of a text cut short ("[… rest not extracted: text limit 16777216
+// bytes]"): the bytes a longer phrase (one naming a part) is cut to.
+const markerReserve = 256
+
 func newTextWriter(w io.Writer, max int64) *textWriter {
-	return &textWriter{w: w, max: max}
+	return &textWriter{w: w, max: max, room: max - min(markerReserve, max/2)}
 }
 
 // Err is the first error: the text limit, or a failed write.
@@ -83,11 +91,16 @@ func (t *textWriter) ascii(c byte) {
 	}
 }
 
-// checkLine refuses a single line longer than the whole text limit.
+// checkLine stops at a line that would take the text past its room.
 func (t *textWriter) checkLine() {
-	if t.err == nil && t.written+int64(len(t.line)) > t.max {
-		t.err = overLimit("more than %d bytes of text", t.max)
+	if t.err == nil && t.written+int64(len(t.line)) > t.room {
+		t.err = t.full()
 	}
+}
+
+// full is the refusal at the text limit.
+func (t *textWriter) full() error {
+	return cutOff(fmt.Sprintf("rest not extracted: text limit %d bytes", t.max), "more than %d bytes of text", t.max)
 }
 
 // newline ends the current line.
@@ -96,11 +109,25 @@ func (t *textWriter) newline() {
 		return
 	}
 	line := bytes.TrimRight(t.line, " \t")
-	t.line = t.line[:0]
 	if len(bytes.TrimLeft(line, " \t")) == 0 {
+		t.line = t.line[:0]
 		t.blank = t.started
 		return
 	}
+	need := int64(len(line)) + 1
+	if t.blank {
+		need++
+	}
+	if t.written+need > t.room {
+		// All of a line or none of it. Text stays for truncate to cut; a
+		// section marker is dropped: a heading for nothing.
+		t.err = t.full()
+		if t.marker {
+			t.line = t.line[:0]
+		}
+		return
+	}
+	t.line = t.line[:0]
 	if t.blank {
 		t.emit([]byte{'\n'})
 		t.blank = false
@@ -117,8 +144,8 @@ func (t *textWriter) emit(p []byte) {
 	if t.err != nil {
 		return
 	}
-	if t.written+int64(len(p)) > t.max {
-		t.err = overLimit("more than %d bytes of text", t.max)
+	if t.written+int64(len(p)) > t.room {
+		t.err = t.full()
 		return
 	}
 	n, err := t.w.Write(p)
@@ -165,6 +192,16 @@ func (t *textWriter) Marker(kind string, n int, name string) error {
 	return t.Linef("--- %s %d ---", kind, n)
 }
 
+// Label writes a section label such as "--- header ---": a marker line
+// like "--- slide 3 ---", not content, for a part of a document that has
+// no number.
+func (t *textWriter) Label(name string) error {
+	t.Blank()
+	t.marker = true
+	defer func() { t.marker = false }()
+	return t.Line("--- " + oneLine(name) + " ---")
+}
+
 // Heading writes a Markdown heading of level 1-6 between blank lines.
 func (t *textWriter) Heading(level int, s string) error {
 	s = oneLine(s)
@@ -182,4 +219,63 @@ func (t *textWriter) Heading(level int, s string) error {
 func (t *textWriter) Close() error {
 	t.EndLine()
 	return t.err
+}
+
+// wrote reports whether any text but section markers came in: written,
+// or in the line in progress.
+func (t *textWriter) wrote() bool {
+	return t.content > 0 || !t.marker && len(bytes.TrimSpace(t.line)) > 0
+}
+
+// truncate ends a text cut short at a work limit, the limit's refusal in
+// Err: what fits of the line in progress is written, then a closing
+// marker line "[… <left>]" after a blank one, in the room the text limit
+// kept for it (the phrase is cut to fit). Its error is a failed write.
+func (t *textWriter) truncate(left string) error {
+	if t.writeErr {
+		return t.err
+	}
+	t.err, t.prevCR, t.marker = nil, false, false
+	if len(t.line) > 0 {
+		fit := t.room - t.written - 1 // the line's newline
+		if t.blank {
+			fit--
+		}
+		t.line = cutUTF8(t.line, fit)
+		t.newline()
+	}
+	t.room = t.max
+	const open, close = "[… ", "]"
+	phrase := oneLine(left)
+	fit := t.max - t.written - 2 - int64(len(open)+len(close)) // a blank line before, a newline after
+	if fit < int64(len("…")) {
+		return nil // a limit too small for any marker: Meta.Truncated still says it
+	}
+	if int64(len(phrase)) > fit {
+		phrase = string(cutUTF8([]byte(phrase), fit-int64(len("…")))) + "…"
+	}
+	t.Blank()
+	t.marker = true
+	t.Line(open + phrase + close)
+	t.marker = false
+	if t.writeErr {
+		return t.err
+	}
+	return nil
+}
+
+// cutUTF8 is the longest prefix of p of at most n bytes that does not end
+// inside a character.
+func cutUTF8(p []byte, n int64) []byte {
+	if n <= 0 {
+		return p[:0]
+	}
+	if int64(len(p)) <= n {
+		return p
+	}
+	i := int(n)
+	for i > 0 && !utf8.RuneStart(p[i]) {
+		i--
+	}
+	return p[:i]
 }
