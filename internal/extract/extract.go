@@ -224,7 +224,6 @@ type extractor struct {
 	module  string // Go module whose version names the extractor's; "" for our own
 	version string // our own extractor's generation, bumped when its output changes
 	run     func(b *budget, src io.ReaderAt, size int64, out *textWriter) error
-	prepare func(Limits) error // one-time set-up, run before the document's clock starts
 }
 
 var extractors = map[Format]extractor{
@@ -315,9 +314,6 @@ func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Lim
 	lim = lim.withDefaults()
 	if size > lim.MaxInputBytes {
 		return meta, overLimit("%d bytes is over the %d-byte input limit", size, lim.MaxInputBytes)
-	}
-	if x.prepare != nil {
-		x.prepare(lim) // a failure shows again, per document, inside run
 	}
 	dctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
