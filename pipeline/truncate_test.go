@@ -79,6 +79,10 @@ func TestDocumentsTruncated(t *testing.T) {
 	if err != nil || !bytes.Contains(files, []byte(`"truncated": "pages 4–8 not extracted: page limit 3"`)) {
 		t.Errorf("files.json lacks the PDF's truncated field (err %v)", err)
 	}
+	// REPO_MAP says that documents were cut short, and where to look.
+	if m, err := os.ReadFile(filepath.Join(out, "REPO_MAP.md")); err != nil || !bytes.Contains(m, []byte("2 cut short at a work limit (`truncated` in files.json")) {
+		t.Errorf("REPO_MAP.md does not say two documents were cut short (err %v):\n%s", err, m)
+	}
 	validateOut(t, compileSchemas(t), out)
 
 	// The refresh takes both as they were, truncated field and all.

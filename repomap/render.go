@@ -200,6 +200,9 @@ func (f *mapFacts) renderDocuments(b *strings.Builder, c mapCaps) {
 			numfmt.Int(f.documentsTotal), numfmt.Plural(f.documentsTotal, "document", "documents"), list,
 			numfmt.Plural(f.documentsTotal, "reads", "read"), numfmt.Plural(f.documentsTotal, "it", "them"),
 			numfmt.Plural(f.documentsTotal, "its", "their"), numfmt.Plural(f.documentsTotal, "path", "paths"))
+		if f.documentsTruncated > 0 {
+			fmt.Fprintf(b, ", %s cut short at a work limit (`truncated` in files.json says what was left out)", numfmt.Int(f.documentsTruncated))
+		}
 		if f.documentsRefused > 0 {
 			b.WriteString("; ")
 		}

@@ -136,6 +136,7 @@ type mapFacts struct {
 	documents                       []mapCount // staged documents read as extracted text, by format
 	documentsTotal                  int
 	documentsRefused                int // documents an extractor refused (their reason says why)
+	documentsTruncated              int // documents staged cut short at a work limit
 	leftTotal                       int
 	pruned                          []mapCount // by path, or by base name when several share it
 	prunedTotal                     int
@@ -186,6 +187,9 @@ func gatherMapFacts(m *snapshot.Manifest, opts Options) *mapFacts {
 		if e.ExtractedFrom != "" {
 			documents[e.ExtractedFrom]++
 			f.documentsTotal++
+			if e.Truncated != "" {
+				f.documentsTruncated++
+			}
 		}
 		if e.Oversize {
 			f.oversize++
