@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/richardlehane/mscfb"
 	"github.com/xuri/excelize/v2"
 
 	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
@@ -78,6 +79,8 @@ func (d benchDoc) baselineName() string {
 		return "pdftotext"
 	case RTF, IPYNB:
 		return "normalize-as-text"
+	case DOC, XLS, PPT:
+		return "read-streams"
 	}
 	return "unzip"
 }
@@ -96,6 +99,14 @@ func (d benchDoc) baseline(b *testing.B, data []byte) {
 	case RTF, IPYNB:
 		if _, err := textenc.Normalize(bytes.NewReader(data), io.Discard); err != nil {
 			b.Fatal(err)
+		}
+	case DOC, XLS, PPT: // the Compound File's streams read whole, as unzip does for OOXML
+		d, err := mscfb.New(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for e, err := d.Next(); err == nil; e, err = d.Next() {
+			io.Copy(io.Discard, e)
 		}
 	default:
 		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
@@ -152,7 +163,34 @@ func benchDocs(b *testing.B) []benchDoc {
 		{EPUB, benchEPUB(b, 60)},
 		{RTF, []byte(`{\rtf1\ansi ` + rtf.String() + "}")},
 		{IPYNB, benchIPYNB(b, 500)},
+		{DOC, benchDOC(b, paras)},
+		{XLS, benchXLS(b)},
+		{PPT, benchPPT(b, 300)},
 	}
+}
+
+func benchDOC(b *testing.B, paras []string) []byte {
+	ps := make([]xt.DOCPara, len(paras))
+	for i, p := range paras {
+		ps[i] = xt.DOCPara{Text: p}
+	}
+	return xt.DOC(b, ps, xt.DOCOptions{})
+}
+
+func benchXLS(b *testing.B) []byte {
+	var rows [][]any
+	for r := range 5000 {
+		rows = append(rows, []any{xt.XLSLabel(fmt.Sprintf("r%d", r)), float64(r), float64(r) * 1.5, xt.XLSLabel("total"), float64(r * 7), xt.XLSLabel(benchProse[:20])})
+	}
+	return xt.XLS(b, []xt.XLSSheet{{Name: "Data", Rows: rows}}, xt.XLSOptions{})
+}
+
+func benchPPT(b *testing.B, n int) []byte {
+	slides := make([]xt.PPTSlide, n)
+	for i := range slides {
+		slides[i] = xt.PPTSlide{Title: fmt.Sprintf("Slide %d", i+1), Body: []string{benchProse[:70], benchProse[70:]}, Notes: "say it"}
+	}
+	return xt.PPT(b, slides, xt.PPTOptions{})
 }
 
 func benchXLSX(b *testing.B) []byte {
