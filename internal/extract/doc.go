@@ -38,7 +38,7 @@ func extractDOC(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
 		return err
 	}
 	if wd == nil {
-		return unreadable("no WordDocument stream: not a Word document (%s)", d.holds())
+		return d.readAs(DOC, src, size, out, unreadable("no WordDocument stream: not a Word document (%s)", d.holds()))
 	}
 	fib, err := readFIB(wd)
 	if err != nil {

@@ -324,6 +324,10 @@ func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Lim
 		err = out.Close()
 	}
 	meta.Sections = b.sections
+	if b.actual != "" {
+		ax := extractors[b.actual]
+		meta.Format, meta.Extractor, meta.Version = b.actual, ax.name, ax.version
+	}
 	var ref *Refusal
 	switch {
 	case ctx.Err() != nil:
@@ -342,7 +346,7 @@ func Extract(ctx context.Context, f Format, src io.ReaderAt, size int64, lim Lim
 	case err != nil:
 		return meta, unreadable("%v", err)
 	case out.content == 0:
-		return meta, &Refusal{ReasonNoText, fmt.Errorf("no text in %d %s", max(meta.Sections, 1), sectionNoun(f))}
+		return meta, &Refusal{ReasonNoText, fmt.Errorf("no text in %d %s", max(meta.Sections, 1), sectionNoun(meta.Format))}
 	}
 	return meta, nil
 }
@@ -405,6 +409,7 @@ type budget struct {
 	inflated int64 // bytes read from decompressing readers
 	cells    int64
 	sections int
+	actual   Format // the format read, when the document held another than asked (legacy.go)
 }
 
 // errTimeout stands in for the deadline inside parsers; Extract reports

@@ -75,6 +75,41 @@ func (d *cfbDoc) holds() string {
 	return "it holds no Office document"
 }
 
+// kind is the legacy format whose main stream the container holds, "" for
+// none.
+func (d *cfbDoc) kind() Format {
+	switch {
+	case d.has("WordDocument"):
+		return DOC
+	case d.has("Workbook"), d.has("Book"):
+		return XLS
+	case d.has("PowerPoint Document"):
+		return PPT
+	}
+	return ""
+}
+
+// readAs reads a container that holds another legacy document than the
+// one asked for (content sniffing guesses an OLE file's kind from its
+// class id and may guess wrong: a Word document sniffed as Excel) with the
+// reader of what it holds, once, and says so in b.actual; a container
+// holding none of them is refused with missing.
+func (d *cfbDoc) readAs(want Format, src io.ReaderAt, size int64, out *textWriter, missing error) error {
+	k := d.kind()
+	if k == "" || k == want || d.b.actual != "" {
+		return missing
+	}
+	d.b.actual = k
+	switch k {
+	case DOC:
+		return extractDOC(d.b, src, size, out)
+	case XLS:
+		return extractXLS(d.b, src, size, out)
+	default:
+		return extractPPT(d.b, src, size, out)
+	}
+}
+
 // has reports a top-level stream.
 func (d *cfbDoc) has(name string) bool { return d.streams[strings.ToUpper(name)] != nil }
 

@@ -31,7 +31,7 @@ func extractPPT(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
 		return err
 	}
 	if ppd == nil {
-		return unreadable("no PowerPoint Document stream: not a PowerPoint presentation (%s)", d.holds())
+		return d.readAs(PPT, src, size, out, unreadable("no PowerPoint Document stream: not a PowerPoint presentation (%s)", d.holds()))
 	}
 	user, err := d.stream("Current User")
 	if err != nil {

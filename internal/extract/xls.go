@@ -31,7 +31,7 @@ func extractXLS(b *budget, src io.ReaderAt, size int64, out *textWriter) error {
 		return err
 	}
 	if wb == nil {
-		return unreadable("no Workbook stream: not an Excel workbook (%s)", d.holds())
+		return d.readAs(XLS, src, size, out, unreadable("no Workbook stream: not an Excel workbook (%s)", d.holds()))
 	}
 	x := &xlsReader{b: b, p: wb, enc: codepage(1252)}
 	if err := x.globals(); err != nil {
