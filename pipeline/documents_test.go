@@ -73,12 +73,17 @@ func TestDocumentsExtracted(t *testing.T) {
 	if e := byPath["docs/spec.docx"]; e.Secrets < 2 {
 		t.Errorf("secrets in the document: %d, want the key and the connection string", e.Secrets)
 	}
-	refused := map[string]string{"docs/locked.odt": "encrypted", "docs/broken.docx": "unreadable", "docs/bomb.docx": "over-limit", "docs/garbled.docx": "mojibake"}
+	refused := map[string]string{"docs/locked.odt": "encrypted", "docs/broken.docx": "unreadable", "docs/bomb.docx": "over-limit"}
 	for p, reason := range refused {
 		e := byPath[p]
 		if e.Staged || e.Category != "document" || e.Reason != reason || !strings.HasPrefix(e.Err, "extract: ") || e.ExtractedFrom != "" {
 			t.Errorf("%s: %+v, want refused %s", p, e, reason)
 		}
+	}
+	// An extracted text is valid UTF-8: a garbled one is staged as the
+	// document holds it, and flagged.
+	if e := byPath["docs/garbled.docx"]; !e.Staged || !e.Mojibake || e.Reason == "mojibake" || e.ExtractedFrom != "docx" {
+		t.Errorf("garbled document: %+v, want staged and flagged mojibake", e)
 	}
 	if e := byPath["legacy/drawing.vsd"]; e.Staged || e.Category != "document" || e.Reason != "office" || e.Err != "" {
 		t.Errorf("legacy .doc: %+v", e)
@@ -102,15 +107,15 @@ func TestDocumentsExtracted(t *testing.T) {
 	}
 	// The audit and the map count them.
 	a := res.Report.Audit
-	if got := fmt.Sprint(a.DocumentsExtracted); !strings.Contains(got, "{docx 1 ") || len(a.DocumentsExtracted) != 7 {
+	if got := fmt.Sprint(a.DocumentsExtracted); !strings.Contains(got, "{docx 2 ") || len(a.DocumentsExtracted) != 7 {
 		t.Errorf("audit documents extracted: %v", a.DocumentsExtracted)
 	}
-	if got := fmt.Sprint(a.DocumentsRefused); len(a.DocumentsRefused) != 4 || !strings.Contains(got, "encrypted 1") {
+	if got := fmt.Sprint(a.DocumentsRefused); len(a.DocumentsRefused) != 3 || !strings.Contains(got, "encrypted 1") {
 		t.Errorf("audit documents refused: %v", got)
 	}
 	repoMap, _ := os.ReadFile(filepath.Join(out, "REPO_MAP.md"))
-	if !strings.Contains(string(repoMap), "7 documents (") || !strings.Contains(string(repoMap), "read as the text extracted from them") ||
-		!strings.Contains(string(repoMap), "; 4 documents could not be read as text") {
+	if !strings.Contains(string(repoMap), "8 documents (") || !strings.Contains(string(repoMap), "read as the text extracted from them") ||
+		!strings.Contains(string(repoMap), "; 3 documents could not be read as text") {
 		t.Errorf("REPO_MAP.md does not mention the documents:\n%s", repoMap)
 	}
 	drifts, err := snapshot.Verify(t.Context(), out)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/repoprep/repoprep/instructions"
 	xt "github.com/repoprep/repoprep/internal/extract/extracttest"
@@ -384,6 +385,7 @@ func schemaFixture(t *testing.T) string {
 		"web/package.json":              `{"name": "web", "scripts": {"build": "vite build"}}` + "\n",
 		"docs/latin.txt":                "caf\xe9 cr\xe8me\n",
 		"docs/garbled.md":               strings.Repeat(latin1Garble("Café crème brûlée, déjà vu. "), 20) + "\n",
+		"docs/kunjinkao.txt":            gbkMojibake(t),
 		"bin/tool.bin":                  "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00", 120),
 		"db/app.sqlite":                 "SQLite format 3\x00" + strings.Repeat("\x00", 200),
 		"backup/site.bak":               "old site\n",
@@ -411,6 +413,17 @@ func schemaFixture(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return src
+}
+
+// gbkMojibake is GBK text holding 锟斤拷, the U+FFFD pair GBK round trips
+// leave: a legacy file every reading of which is garbled (reason
+// mojibake; valid UTF-8 is staged with the mojibake flag instead).
+func gbkMojibake(t *testing.T) string {
+	s, err := simplifiedchinese.GBK.NewEncoder().String("配置文件读取失败，请检查目录权限。默认用户名是管理员。\n锟斤拷锟斤拷\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // latin1Garble reads UTF-8 as Latin-1, the classic mojibake (é as two

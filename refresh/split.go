@@ -385,6 +385,7 @@ func reuse(rec *stages.Record, t taken) {
 	rec.Lines, rec.Tokens, rec.Oversize = en.Lines, en.Tokens, en.Oversize
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = en.ExtractedFrom, en.Extractor, en.ExtractorVersion
 	rec.Truncated = en.Truncated // a text cut short at a work limit is cut the same way again
+	rec.Mojibake = en.Mojibake
 	// The only errors a state lets through are refusals at a work limit
 	// (stages.Memo.AtLimit): the entry keeps it, and the next state too.
 	rec.Err, rec.Memo.AtLimit = en.Err, en.Err != ""

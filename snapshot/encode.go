@@ -39,6 +39,9 @@ func appendEntry(b []byte, e *Entry) []byte {
 	b = appendStringField(b, "extractor", e.Extractor, true)
 	b = appendStringField(b, "extractor_version", e.ExtractorVersion, true)
 	b = appendStringField(b, "truncated", e.Truncated, true)
+	if e.Mojibake {
+		b = appendBoolField(b, "mojibake", true)
+	}
 	b = b[:len(b)-2] // the last field's ",\n"
 	return append(b, "\n    }"...)
 }

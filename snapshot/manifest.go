@@ -52,6 +52,9 @@ type Entry struct {
 	// left out, as the staged text's last line does ("pages 5001–6000 not
 	// extracted: page limit 5000").
 	Truncated string `json:"truncated,omitempty"`
+	// Mojibake: valid UTF-8 whose text looks double-encoded, staged as
+	// written (docs/encoding.md).
+	Mojibake bool `json:"mojibake,omitempty"`
 }
 
 // Pruned is a directory left unwalked, with why.

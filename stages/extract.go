@@ -100,6 +100,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 		return nil
 	}
 	rec.Encoding = res.Encoding
+	rec.Mojibake = res.Mojibake
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
 	rec.Staged = true
 	rec.Oversize = res.Bytes > e.MaxTextBytes // the text is what a reader pays for

@@ -113,6 +113,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		res.Tokens = n
 	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
+	rec.Mojibake = res.Mojibake
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
 	rec.Memo.TextTokens, rec.Memo.Normalized = res.Tokens, true
 	rec.Staged = true

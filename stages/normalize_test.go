@@ -60,7 +60,9 @@ func TestNormalizeStage(t *testing.T) {
 		{"ja.txt", sjis, 1 << 20, "日本語のテキストです。\nもう一行。\n", "shift_jis", "", true, false},
 		{"big.txt", strings.Repeat("x\n", 100), 50, strings.Repeat("x\n", 100), "utf-8", "", false, true},
 		{"nul.txt", "text\x00with a NUL\n", 1 << 20, "", "", "binary", false, false},
-		{"moji.txt", "Caf\u00c3\u00a9 cr\u00c3\u00a8me br\u00c3\u00bbl\u00c3\u00a9e\n", 1 << 20, "", "", "mojibake", false, false},
+		// Valid UTF-8 is never refused: a double-encoded text is staged as
+		// written and flagged (rec.Mojibake, below).
+		{"moji.txt", "Caf\u00c3\u00a9 cr\u00c3\u00a8me br\u00c3\u00bbl\u00c3\u00a9e\n", 1 << 20, "Caf\u00c3\u00a9 cr\u00c3\u00a8me br\u00c3\u00bbl\u00c3\u00a9e\n", "utf-8", "", false, false},
 		{"hebrew-notes", string(he16), 1 << 20, hebrew, "utf-16le", "", false, false},
 		{"plane1-16", p1utf16be, 1 << 20, plane1, "utf-16be", "", false, false},
 		{"plane1-32", p1utf32le, 1 << 20, plane1, "utf-32le", "", false, false},
@@ -77,6 +79,9 @@ func TestNormalizeStage(t *testing.T) {
 			}
 			if rec.Reason != tt.reason || rec.CRLF != tt.crlf || rec.Oversize != tt.oversize {
 				t.Errorf("reason %q crlf %v oversize %v; want %q %v %v", rec.Reason, rec.CRLF, rec.Oversize, tt.reason, tt.crlf, tt.oversize)
+			}
+			if rec.Mojibake != (tt.name == "moji.txt") {
+				t.Errorf("Mojibake = %v", rec.Mojibake)
 			}
 			if tt.want != "" && (rec.Encoding != tt.encoding || rec.Lines != strings.Count(tt.want, "\n") || rec.Tokens == 0 || rec.OutSize != int64(len(tt.want))) {
 				t.Errorf("encoding %q lines %d tokens %d size %d", rec.Encoding, rec.Lines, rec.Tokens, rec.OutSize)

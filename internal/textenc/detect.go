@@ -78,7 +78,8 @@ const (
 // decision is the charset chosen for a sample, or the refusal.
 type decision struct {
 	charset
-	err error
+	err      error
+	mojibake bool // valid UTF-8 that looks double-encoded: kept as written, flagged
 }
 
 // sniffBOM recognises a byte-order mark; enc is nil for UTF-8.
@@ -139,10 +140,9 @@ func decide(head []byte, atEOF, atStart bool) decision {
 		return decision{err: ErrUndecodable}
 	}
 	if validUTF8Sample(head, atEOF) {
-		if isMisreadUTF8Bytes(head) { // UTF-8 once read as a legacy charset, saved as UTF-8
-			return decision{err: ErrMojibake}
-		}
-		return decision{charset: charset{"utf-8", nil}}
+		// UTF-8 once read as a legacy charset and saved as UTF-8 is still
+		// valid UTF-8: flagged, never refused.
+		return decision{charset: charset{"utf-8", nil}, mojibake: isMisreadUTF8Bytes(head)}
 	}
 	if utf8WithErrors(head, atEOF) {
 		return decision{err: ErrInvalidUTF8}

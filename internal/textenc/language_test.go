@@ -171,8 +171,9 @@ func TestMisreadUTF8(t *testing.T) {
 				if !isMisreadUTF8(garbled) || !isMisreadUTF8Bytes([]byte(garbled)) {
 					t.Errorf("%q not recognised", garbled)
 				}
-				if _, _, err := run(t, garbled); !errors.Is(err, ErrMojibake) {
-					t.Errorf("UTF-8 file: err = %v, want mojibake", err)
+				// Valid UTF-8 is never refused: staged as written, flagged.
+				if res, got, err := run(t, garbled); err != nil || !res.Mojibake || got != garbled {
+					t.Errorf("UTF-8 file: err = %v, mojibake %v, kept %v; want it kept and flagged", err, res.Mojibake, got == garbled)
 				}
 			})
 		}

@@ -28,6 +28,11 @@ type Result struct {
 	Lines    int    // lines in the normalized text (a final line without \n counts; empty file = 0)
 	Tokens   int    // o200k_base tokens of the normalized text
 	Bytes    int64  // bytes written to dst
+	// Mojibake: valid UTF-8 whose text looks double-encoded (UTF-8 once
+	// read as a legacy charset and saved again). It is staged as written,
+	// never refused: the bytes are the author's, and a test file of
+	// garbled strings or two odd words in a translation are real content.
+	Mojibake bool
 }
 
 // Refusal reasons, usable with errors.Is; the normalize stage writes the
@@ -103,9 +108,7 @@ func normalize(br *bufio.Reader, out *sink, res *Result) error {
 			return err
 		}
 		if enc == nil {
-			if isMisreadUTF8Bytes(head) {
-				return ErrMojibake
-			}
+			res.Mojibake = isMisreadUTF8Bytes(head)
 			out.keepFFFD = true // valid UTF-8 may carry U+FFFD of its own
 			return copyUTF8(br, out)
 		}
@@ -164,6 +167,7 @@ func normalize(br *bufio.Reader, out *sink, res *Result) error {
 	}
 	res.Encoding = d.name
 	if d.enc == nil {
+		res.Mojibake = d.mojibake
 		out.keepFFFD = true
 		return copyUTF8(br, out)
 	}

@@ -227,7 +227,7 @@ func (s *sink) close() error {
 		return ErrBinary
 	}
 	if s.keepFFFD && s.moji.isMojibakeUTF8(s.nonASCII) {
-		return ErrMojibake
+		s.res.Mojibake = true // valid UTF-8: flagged, never refused
 	}
 	return nil
 }
