@@ -10,11 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 	"text/tabwriter"
+
+	"github.com/repoprep/repoprep/internal/cachedir"
 
 	"github.com/repoprep/repoprep/internal/tokens"
 )
@@ -61,20 +62,7 @@ func main() {
 // process of this executable (tokens.UseCache): $REPOPREP_TOKENS_CACHE,
 // or $XDG_CACHE_HOME/repoprep/tokens; "off" keeps nothing, as does a
 // machine with no cache directory.
-func tokensCacheDir() string {
-	dir := os.Getenv("REPOPREP_TOKENS_CACHE")
-	if dir == "off" {
-		return ""
-	}
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(base, "repoprep", "tokens")
-	}
-	return dir
-}
+func tokensCacheDir() string { return cachedir.Dir("REPOPREP_TOKENS_CACHE", "tokens") }
 
 // command is one subcommand: its line in the top-level usage and what
 // runs it. Each command's own help (flags, exit codes) comes from running

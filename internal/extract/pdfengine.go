@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/repoprep/repoprep/internal/cachedir"
+
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -191,20 +193,7 @@ func compileCache() (wazero.CompilationCache, string) {
 
 // compileCacheDir is where the cache lives, "" when it is off or there is
 // no cache directory.
-func compileCacheDir() string {
-	dir := os.Getenv("REPOPREP_WAZERO_CACHE")
-	if dir == "off" {
-		return ""
-	}
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(base, "repoprep", "wazero")
-	}
-	return dir
-}
+func compileCacheDir() string { return cachedir.Dir("REPOPREP_WAZERO_CACHE", "wazero") }
 
 // preparePDF makes the compiled engine ready, waiting for it: for callers
 // (tests, benchmarks) that read many PDFs and want none interpreted.
