@@ -41,13 +41,27 @@ type Explanation struct {
 	Test     bool   `json:"test"`
 	TestRule string `json:"test_rule,omitempty"`
 
+	// What the run's per-file steps (decode or extract, the secret rules)
+	// make of the file, run on it into a scratch directory: whether its
+	// text is staged, in which encoding, or why it is refused. Duplicates
+	// and the cross-file secret pass need the whole tree and are not here.
+	Staged    bool   `json:"staged"`
+	Encoding  string `json:"encoding,omitempty"`
+	Mojibake  bool   `json:"mojibake,omitempty"`
+	Truncated string `json:"truncated,omitempty"`
+	Lines     int    `json:"lines,omitempty"`
+	Tokens    int    `json:"tokens,omitempty"`
+	Secrets   int    `json:"secrets,omitempty"`
+
 	RulesFiles []string `json:"rules_files"` // merged over the defaults, in order
 }
 
-// Explain runs the scan along each path's way down and classify and
-// triage on the file itself, with the same rules a run would use, and says
-// which rule decided. It reads only the directories on the way and the
-// files named; SRC is never written.
+// Explain runs the scan along each path's way down and the per-file steps
+// of a run (classify, triage, decode or extract, the secret rules) on the
+// file itself, with the same rules a run would use, and says which rule
+// decided, including a refusal by the decoder. It reads only the
+// directories on the way and the files named; SRC is never written, and
+// the staged copies go to a scratch directory removed before it returns.
 func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explanation, error) {
 	if opts.Root == "" {
 		opts.Root = "."
@@ -91,7 +105,25 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 	if err != nil {
 		return nil, err
 	}
-	env := &stages.Env{Src: src, Rules: rs}
+	scratch, err := os.MkdirTemp("", "repoprep-explain-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	tree := filepath.Join(scratch, "tree")
+	if err := os.Mkdir(tree, 0o700); err != nil {
+		return nil, err
+	}
+	secretOpts, scanner, err := newSecretOptions(Options{}, rs)
+	if err != nil {
+		return nil, err
+	}
+	if secretOpts.Scanner, err = scanner(); err != nil {
+		return nil, err
+	}
+	env := &stages.Env{Src: src, TreeDir: tree, Rules: rs,
+		MaxTextBytes: defaultMaxTextBytes, SecretScanner: secretOpts.Scanner}
+	defer env.Close()
 	out := make([]Explanation, len(rels))
 	for i, rel := range rels {
 		x := &out[i]
@@ -107,21 +139,72 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 				continue
 			}
 			x.Found = true
-			if err := env.Sniff(ctx, rec); err != nil {
+			if err := explainFile(ctx, env, rec, x); err != nil {
 				return nil, err
-			}
-			why, testWhy := rec.Why(), rec.TestWhy()
-			x.Category, x.Reason, x.Language, x.Mime = rec.Category, rec.Reason, rec.Language, rec.Mime
-			x.Rule, x.Detail, x.Test, x.TestRule = why.Rule, why.Detail, rec.Test, testWhy.Rule
-			if testWhy.Detail != "" {
-				x.TestRule += ": " + testWhy.Detail
-			}
-			if rec.Err != "" {
-				x.Detail = rec.Err
 			}
 		}
 	}
 	return out, nil
+}
+
+// explainFile fills x from classify and triage on rec, then from the rest
+// of the per-file loop: a refusal there (a text no charset reads, a
+// document that cannot be extracted) overrides triage's verdict, and is
+// named as the rule that decided.
+func explainFile(ctx context.Context, env *stages.Env, rec *stages.Record, x *Explanation) error {
+	sniffed := *rec // classify and triage alone, on a copy: Process starts from the scan's record
+	if err := env.Sniff(ctx, &sniffed); err != nil {
+		return err
+	}
+	why, testWhy := sniffed.Why(), sniffed.TestWhy()
+	x.Rule, x.Detail, x.Test, x.TestRule = why.Rule, why.Detail, sniffed.Test, testWhy.Rule
+	if testWhy.Detail != "" {
+		x.TestRule += ": " + testWhy.Detail
+	}
+	if err := env.Process(ctx, rec, &stages.Worker{}, &stages.Clock{}); err != nil {
+		return err
+	}
+	category, reason := sniffed.Category, sniffed.Reason
+	x.Category, x.Reason, x.Language, x.Mime = rec.Category, rec.Reason, rec.Language, rec.Mime
+	x.Staged, x.Encoding, x.Mojibake, x.Truncated = rec.Staged, rec.Encoding, rec.Mojibake, rec.Truncated
+	x.Lines, x.Tokens, x.Secrets = rec.Lines, rec.Tokens, rec.Secrets
+	switch {
+	case rec.Err != "":
+		x.Detail = rec.Err
+	case rec.Category != category || rec.Reason != reason:
+		said := category
+		if reason != "" {
+			said += "/" + reason
+		}
+		by := why.Rule
+		if why.Detail != "" {
+			by += ": " + why.Detail
+		}
+		x.Rule, x.Detail = refusalRule(rec.Category, rec.Reason), "triage said "+said+" ("+by+")"
+	}
+	if x.Mojibake {
+		x.Rule, x.Detail = "decode", "valid UTF-8 that looks double-encoded: staged as written, flagged mojibake"
+	}
+	return nil
+}
+
+// refusalRule names the step that overrode triage: the decoder's refusals
+// (docs/encoding.md) and the extractor's.
+func refusalRule(category, reason string) string {
+	switch reason {
+	case "undecodable":
+		return "decode: no charset reads it as text without garbling"
+	case "mojibake":
+		return "decode: every reading is garbled (double-encoded text)"
+	case "invalid-utf8":
+		return "decode: UTF-8 with invalid bytes"
+	case "binary":
+		return "decode: binary content"
+	}
+	if category == "junk" || category == "document" {
+		return "extract or decode: " + reason
+	}
+	return "per-file steps"
 }
 
 // relPath turns a path given on the command line (relative to SRC, or

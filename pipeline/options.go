@@ -106,7 +106,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Workers = runtime.NumCPU()
 	}
 	if o.MaxTextBytes <= 0 {
-		o.MaxTextBytes = 2 << 20 // 2 MiB, docs/cli.md
+		o.MaxTextBytes = defaultMaxTextBytes
 	}
 	if o.PreviewLines <= 0 {
 		o.PreviewLines = 100
@@ -165,3 +165,6 @@ func checkSource(root string) error {
 	}
 	return nil
 }
+
+// defaultMaxTextBytes is --max-text-bytes' default, 2 MiB (docs/cli.md).
+const defaultMaxTextBytes = 2 << 20

@@ -19,7 +19,11 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 Says what repoprep run would make of each PATH (relative to --src, as
 files.json writes it, or absolute inside it) and which rule decided: a
 pruned directory above it, a vendoring directory, a junk name, the content
-type, the language... SRC's .repoprep.toml and --rules apply as in a run.`,
+type, the language, the decoder's refusal... The file goes through the
+run's per-file steps (decode or extract, the secret rules) into a scratch
+directory, so what explain says is staged, in which encoding, is what the
+run stages; duplicates need the whole tree and are not shown. SRC's
+.repoprep.toml and --rules apply as in a run.`,
 		[]exitDoc{{exitOK, "every path explained"}, {exitFailed, "a path is not in the tree"}, {exitUsage, "usage error, a path outside --src, or a bad rules file"}})
 	var (
 		opts   pipeline.ExplainOptions
@@ -102,10 +106,30 @@ func writeExplanation(w io.Writer, x pipeline.Explanation) {
 			test = "yes, " + x.TestRule
 		}
 		row("test", test)
+		row("text", explainedText(x))
 	}
 	files := "defaults"
 	if len(x.RulesFiles) > 0 {
 		files += ", then " + strings.Join(x.RulesFiles, ", then ")
 	}
 	row("rules", files)
+}
+
+// explainedText is what the per-file steps made of the file's text:
+// staged (in which encoding, how much) or not.
+func explainedText(x pipeline.Explanation) string {
+	if !x.Staged {
+		return "not staged"
+	}
+	s := fmt.Sprintf("staged, %s, %d lines, %d tokens", x.Encoding, x.Lines, x.Tokens)
+	if x.Mojibake {
+		s += ", flagged mojibake"
+	}
+	if x.Truncated != "" {
+		s += ", cut short: " + x.Truncated
+	}
+	if x.Secrets > 0 {
+		s += fmt.Sprintf(", %d secrets masked", x.Secrets)
+	}
+	return s
 }

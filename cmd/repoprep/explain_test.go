@@ -18,6 +18,7 @@ func TestExplain(t *testing.T) {
 		"vendor/example.com/x/x.go":      "package x\n",
 		"pkg/env/env.go":                 "package env\n",
 		"pkg/env/env_test.go":            "package env\n",
+		"pkg/env/garbled.c":              "int x; /* \x81\xfe\xfe\x81\x8f\xa0\xfe\xff\xfe\x80\x81 */\n",
 		"node_modules/left-pad/index.js": "module.exports = 1;\n",
 		"db/schema.sql":                  "CREATE TABLE t (id int);\n",
 	})
@@ -25,7 +26,8 @@ func TestExplain(t *testing.T) {
 		path string
 		want []string
 	}{
-		{"pkg/env/env.go", []string{"category:  source", "language:  Go", "decided:   language: by extension", "test:      no"}},
+		{"pkg/env/env.go", []string{"category:  source", "language:  Go", "decided:   language: by extension", "test:      no", "text:      staged, utf-8, 1 lines"}},
+		{"pkg/env/garbled.c", []string{"category:  source/undecodable", "decided:   decode: no charset reads it", "triage said source", "text:      not staged"}},
 		{"pkg/env/env_test.go", []string{"test:      yes, test file name: *_test.go (Go)"}},
 		{"vendor/example.com/x/x.go", []string{"category:  junk/vendored", "vendor/: vendor/ (Go modules, beside go.mod, holding modules.txt)"}},
 		{"go.sum", []string{"junk/lockfile", "junk name: go.sum"}},
