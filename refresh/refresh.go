@@ -46,10 +46,32 @@ import (
 // previous run began (or after) is read again. That run may have read it
 // and then seen it rewritten within the same timestamp tick, leaving an
 // identical identity over other bytes (git's "racily clean" entries).
-// Two seconds covers the coarsest timestamps of common filesystems (FAT's
-// two seconds, ext3's and HFS+'s one) on the same clock; a variable so
-// tests of reuse need not wait.
+// The tick is the file system's: a file whose timestamps carry
+// nanoseconds lives on one that keeps them (ext4, XFS, btrfs, tmpfs), and
+// its window is FineRacyWindow; one with whole seconds may be on FAT (two
+// seconds) or ext3 or HFS+ (one), and gets RacyWindow. Variables so tests
+// of reuse need not wait; FineRacyWindow never exceeds RacyWindow.
 var RacyWindow = 2 * time.Second
+
+// FineRacyWindow is the window of a file with sub-second timestamps: the
+// kernel stamps files from its coarse clock, which lags the clock the run
+// reads by up to one tick (10 ms at the coarsest common HZ, 100), so two
+// ticks cover it.
+var FineRacyWindow = 20 * time.Millisecond
+
+// racy reports a file whose timestamps lie within its window of the
+// previous run's start (started) or after it.
+func racy(mtimeNs, ctimeNs, started int64) bool {
+	return max(mtimeNs, ctimeNs) >= started-racyWindow(mtimeNs, ctimeNs)
+}
+
+// racyWindow is the window of one file, from its own timestamps.
+func racyWindow(mtimeNs, ctimeNs int64) int64 {
+	if mtimeNs%int64(time.Second) != 0 || ctimeNs%int64(time.Second) != 0 {
+		return int64(min(FineRacyWindow, RacyWindow))
+	}
+	return int64(RacyWindow)
+}
 
 // Keys are the secrets a refresh derives from the fingerprint key, which
 // never lands in OUT.
@@ -282,7 +304,7 @@ func (p *Prior) check(env *stages.Env, rec *stages.Record) (string, *snapshot.En
 		return report.NotReusedNew, nil, nil
 	case rec.Identity() != se.identity():
 		return report.NotReusedChanged, nil, nil
-	case max(se.Mtime, se.Ctime) >= p.started-int64(RacyWindow):
+	case racy(se.Mtime, se.Ctime, p.started):
 		return report.NotReusedRacy, nil, nil
 	case env.DirContext(rec) != se.Dir:
 		return report.NotReusedContext, nil, nil
