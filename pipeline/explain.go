@@ -10,6 +10,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/rules"
+	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
 
@@ -99,7 +100,7 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 	}
 	defer src.Close()
 	recs, pruned, err := stages.Scan(ctx, stages.ScanOptions{
-		Root: src, Rules: rs, NoIgnore: opts.NoIgnore, Workers: 1,
+		Root: src, RootPath: root, Rules: rs, NoIgnore: opts.NoIgnore, Workers: 1,
 		Only: func(rel string) bool { return wanted[rel] },
 	})
 	if err != nil {
@@ -110,7 +111,7 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	tree := filepath.Join(scratch, "tree")
+	tree := filepath.Join(scratch, snapshot.TreeDir)
 	if err := os.Mkdir(tree, 0o700); err != nil {
 		return nil, err
 	}

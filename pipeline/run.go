@@ -200,8 +200,8 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t := r.timer("scan", nil)
 	prog.Stage("scan", -1)
 	scanOpts := stages.ScanOptions{
-		Root: src, Rules: r.rules, NoIgnore: r.opts.NoIgnore, Workers: r.opts.Workers,
-		Skip: r.skip, Found: func() { prog.Add(1) },
+		Root: src, RootPath: r.opts.Root, Rules: r.rules, NoIgnore: r.opts.NoIgnore, Workers: r.opts.Workers,
+		Skip: r.skip, Found: func() { prog.Add(1) }, Warn: func(msg string) { r.opts.Logger.Warn(msg) },
 	}
 	recs, pruned, err := stages.Scan(ctx, scanOpts)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 //go:embed defaults/exclude_dirs.txt defaults/output_dirs.txt defaults/junk_names.txt defaults/extensions.toml
 //go:embed defaults/vendor.toml defaults/tests.toml defaults/generated.toml defaults/languages.toml defaults/sql.toml
+//go:embed defaults/meaningful_empty.txt defaults/shipped.toml
 var defaults embed.FS
 
 // Set is the merged rule data one run uses. It is read-only after Load, so
@@ -30,6 +31,14 @@ type Set struct {
 	Junk        []JunkName      // in file order; the first match wins
 	Classes     []Class
 	Secrets     []SecretRule
+
+	// MeaningfulEmpty holds the base names of empty files that are staged
+	// (meaningful_empty.txt: __init__.py, py.typed, .gitkeep); every
+	// other empty file is junk.
+	MeaningfulEmpty map[string]bool
+	// Shipped says which directories hold trees a repository ships
+	// (templates, fixtures) and which pruning rules stop inside them.
+	Shipped Shipped
 
 	Triage *Triage   // vendored, test, generated, language and SQL data
 	Paths  PathRules // the user's overrides by path, applied after every built-in rule
@@ -143,6 +152,17 @@ func LoadSources(srcs ...Source) (*Set, error) {
 			s.Manifests = append(s.Manifests, o[1])
 		}
 	}
+	empties, err := readList("defaults/meaningful_empty.txt", 1)
+	if err != nil {
+		return nil, err
+	}
+	s.MeaningfulEmpty = map[string]bool{}
+	for _, e := range empties {
+		s.MeaningfulEmpty[e[0]] = true
+	}
+	if s.Shipped, err = loadShipped(); err != nil {
+		return nil, err
+	}
 	junk, err := readList("defaults/junk_names.txt", 2)
 	if err != nil {
 		return nil, err
@@ -156,6 +176,9 @@ func LoadSources(srcs ...Source) (*Set, error) {
 			Aliases       map[string]string `toml:"aliases"`
 			ZipContainers []string          `toml:"zip_containers"`
 		} `toml:"mismatch"`
+		ZipOnly struct {
+			Extensions []string `toml:"extensions"`
+		} `toml:"zip_only"`
 	}
 	if err := decodeTOML("defaults/extensions.toml", mustRead("defaults/extensions.toml"), &ext); err != nil {
 		return nil, err
@@ -166,6 +189,7 @@ func LoadSources(srcs ...Source) (*Set, error) {
 	}
 	s.Triage.ExtAliases = ext.Mismatch.Aliases
 	s.Triage.ZipContainers = lowerSet(ext.Mismatch.ZipContainers)
+	s.Triage.ZipOnly = lowerSet(ext.ZipOnly.Extensions)
 	if s.Secrets, err = DefaultSecretRules(); err != nil {
 		return nil, err
 	}
@@ -329,6 +353,10 @@ func (s *Set) IsOutputDir(name string, manifests []string) bool {
 	}
 	return false
 }
+
+// IsMeaningfulEmpty reports whether an empty file with this base name is
+// staged rather than junk/empty.
+func (s *Set) IsMeaningfulEmpty(base string) bool { return s.MeaningfulEmpty[base] }
 
 // IsManifest reports whether a base name is a build manifest, whose
 // directory's output dirs may be pruned.

@@ -63,8 +63,8 @@ func TestLoadDefaults(t *testing.T) {
 			t.Errorf("ByExt(%q) = %+v, %v; want %s/%s", tt.name, c, ok, tt.category, tt.reason)
 		}
 	}
-	if c, ok := s.ByMime("image/svg+xml"); !ok || c.Category != "text" {
-		t.Errorf("svg: exact MIME must beat the image/ prefix, got %+v", c)
+	if c, ok := s.ByMime("image/svg+xml"); !ok || c.Reason != "media-text" || c.Content != "text" {
+		t.Errorf("svg: exact MIME must beat the image/ prefix (media in text), got %+v", c)
 	}
 	if c, ok := s.ByMime("image/webp; charset=binary"); !ok || c.Reason != "binary-media" {
 		t.Errorf("image/webp = %+v, want binary-media", c)
@@ -193,4 +193,49 @@ func FuzzLoad(f *testing.F) {
 			o.Globs.Match("a/b/c", false) // must not panic
 		}
 	})
+}
+
+// TestDefaultContentRules: the data behind the content and shipped-tree rules loads
+// and says what docs/triage.md says.
+func TestDefaultContentRules(t *testing.T) {
+	s, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{
+		"__init__.py": true, "__init__.pyi": true, "py.typed": true, ".gitkeep": true, ".keep": true, ".nojekyll": true,
+		"empty.txt": false, "__init__.py.bak": false, "setup.py": false,
+	} {
+		if got := s.IsMeaningfulEmpty(name); got != want {
+			t.Errorf("IsMeaningfulEmpty(%q) = %v", name, got)
+		}
+	}
+	for name, want := range map[string]bool{
+		"template": true, "templates": true, "template-vue": true, "fixtures": true, "__fixtures__": true,
+		"testdata": true, "playground": true, "src": false, "examples": false, "tests": false, "vendor": false,
+	} {
+		if got := s.Shipped.IsTree(name); got != want {
+			t.Errorf("Shipped.IsTree(%q) = %v", name, got)
+		}
+	}
+	for _, tc := range []struct {
+		name                string
+		isExclude, isOutput bool
+		kept                bool
+	}{
+		{".vscode", true, false, true}, {".idea", true, false, true}, {"node_modules", true, false, false},
+		{"__pycache__", true, false, false}, {"dist", false, true, true}, {"out", false, true, true},
+	} {
+		if got := s.Shipped.Keeps(tc.name, tc.isExclude, tc.isOutput); got != tc.kept {
+			t.Errorf("Shipped.Keeps(%q) = %v", tc.name, got)
+		}
+	}
+	for name, want := range map[string]bool{"asn1.key": true, "Deck.KEY": true, "a.pages": false, "key": false} {
+		if got := s.Triage.ZipOnlyExt(name); got != want {
+			t.Errorf("ZipOnlyExt(%q) = %v", name, got)
+		}
+	}
+	if c, ok := s.ByExt("logo.svg"); !ok || c.Category != "junk" || c.Reason != "media-text" {
+		t.Errorf("ByExt(logo.svg) = %+v, want junk/media-text", c)
+	}
 }

@@ -37,6 +37,15 @@ type Triage struct {
 
 	ExtAliases    map[string]string // extension -> the one mimetype reports for the format
 	ZipContainers map[string]bool   // extensions of ZIP-based formats
+	// ZipOnly holds extensions whose class applies only to zip content
+	// (.key: Keynote, or a private key); see ZipOnlyExt.
+	ZipOnly map[string]bool
+}
+
+// ZipOnlyExt reports whether a base name's extension gets its class only
+// when the content is a zip (extensions.toml [zip_only]).
+func (t *Triage) ZipOnlyExt(base string) bool {
+	return len(t.ZipOnly) > 0 && t.ZipOnly[strings.ToLower(path.Ext(base))]
 }
 
 // DirRule names a directory by the last segments of its path, with the

@@ -28,8 +28,14 @@ var setSniffLimit = sync.OnceFunc(func() { mimetype.SetLimit(sniffBytes) })
 // Classify sniffs the leading bytes, so a misnamed extension can't hide a
 // binary, and records when the extension promises something else.
 func (e *Env) Classify(ctx context.Context, rec *Record) error {
-	if rec.Skip() || rec.Category != "" || rec.Size == 0 || e.decidedByPath(rec) {
+	if rec.Skip() || rec.Category != "" || e.decidedByPath(rec) {
 		return nil // decidedByPath: vendored or excluded by path, no need to read
+	}
+	if rec.Size == 0 {
+		// Nothing to sniff. An empty file the name gives meaning to
+		// (__init__.py) is text of no encoding; triage names its kind.
+		rec.isText = e.meaningfulEmpty(rec)
+		return nil
 	}
 	setSniffLimit()
 	c := rec.content // read by Process (load), which opens exactly the files that get here
@@ -92,6 +98,9 @@ const octetStream = "application/octet-stream"
 func (e *Env) extMismatch(base string, mt *mimetype.MIME, isText bool) bool {
 	specific := !isText && !mt.Is(octetStream) // a binary format mimetype knows
 	class, known := e.Rules.ByExt(base)
+	if known && e.Rules.Triage.ZipOnlyExt(base) && !isZipFamily(mt) {
+		known = false // a .key that is not a Keynote zip: a key, whose content decides
+	}
 	_, safe := enry.GetLanguageByExtension(base)
 	switch {
 	case known && class.Content == "binary":

@@ -157,9 +157,10 @@ type content struct {
 
 // readsContent reports whether classify reads the record's file: every
 // file that is not already decided (by the scan, a failure or its path) or
-// empty.
+// empty, but for the empty files staged for their name (__init__.py:
+// meaningfulEmpty), which normalize stages from what it reads.
 func (e *Env) readsContent(rec *Record) bool {
-	return !(rec.Skip() || rec.Category != "" || rec.Size == 0 || e.decidedByPath(rec))
+	return !(rec.Skip() || rec.Category != "" || rec.Size == 0 && !e.meaningfulEmpty(rec) || e.decidedByPath(rec))
 }
 
 // load opens rec's file and reads its head (what classify sniffs) into

@@ -45,6 +45,14 @@ type ScanOptions struct {
 	// Found is called once per record as the walk finds it, from any
 	// goroutine; nil ignores. It feeds progress.
 	Found func()
+	// RootPath is the OS path Root was opened from, for a .git file
+	// ("gitdir: PATH", a worktree or submodule) whose PATH is relative;
+	// "" leaves such an index unread.
+	RootPath string
+	// Warn is told, once, what the scan could not do but went on without
+	// (an index it could not read); nil discards. Called from any
+	// goroutine.
+	Warn func(msg string)
 }
 
 // Scan walks the tree without following symlinks and returns one record per
@@ -56,7 +64,7 @@ type ScanOptions struct {
 // fails the scan: a snapshot missing what it could not read must not be
 // published as whole.
 func Scan(ctx context.Context, opts ScanOptions) ([]*Record, []Pruned, error) {
-	w := &walker{opts: opts}
+	w := &walker{opts: opts, tracked: &tracked{root: opts.Root, rootPath: opts.RootPath, warn: opts.Warn}}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(opts.Workers, 1))
 	w.g = g
@@ -82,8 +90,9 @@ func Scan(ctx context.Context, opts ScanOptions) ([]*Record, []Pruned, error) {
 }
 
 type walker struct {
-	opts ScanOptions
-	g    *errgroup.Group
+	opts    ScanOptions
+	g       *errgroup.Group
+	tracked *tracked // what git tracks, asked only about what an ignore pattern excludes
 
 	mu     sync.Mutex // guards recs and pruned
 	recs   []*Record
@@ -106,6 +115,10 @@ type dirNode struct {
 	// directories between, not of its depth.
 	base     string
 	baseNode *dirNode
+	// shipped: this directory or an ancestor holds a tree the repository
+	// ships (a template, fixtures): editor and output directories in it
+	// are content (rules.Shipped).
+	shipped bool
 }
 
 // dirPath is s's escaped manifest path, built from its base.
@@ -269,17 +282,30 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		if isDir {
 			v := ign.match(s.vi, e.name, true, comps)
 			child := func() *dirfd.Dir { return s.d.Child(e.name, e.st.ID) }
+			reason := ""
 			switch {
 			case excluded:
-				w.prune(join(nameEsc), ReasonExcludedByRule, child())
-			case !included && (w.opts.Rules.ExcludeDirs[e.name] || w.opts.Rules.IsOutputDir(e.name, manifests)):
-				w.prune(join(nameEsc), "excluded-dir", child())
+				reason = ReasonExcludedByRule
+			case !included && w.isExcludedDir(s, e.name, manifests):
+				reason = "excluded-dir"
 			case v.exclude && !included:
-				w.prune(join(nameEsc), "ignored", child())
-			default:
+				// An ignored directory holding files git tracks is walked
+				// with its verdict (v), so that only those are kept.
+				holds, err := w.tracked.hasUnder(comps())
+				if err != nil {
+					return fmt.Errorf("scan %s: %w", join(nameEsc), err)
+				}
+				if !holds {
+					reason = "ignored"
+				}
+			}
+			if reason != "" {
+				w.prune(join(nameEsc), reason, child())
+			} else {
 				child := &dirNode{
 					parent: s, d: s.d.Child(e.name, e.st.ID), esc: nameEsc, unsafe: unsafe, ign: ign,
 					vi: v, base: s.base, baseNode: s.baseNode,
+					shipped: s.shipped || w.opts.Rules.Shipped.IsTree(e.name),
 				}
 				if built {
 					child.base, child.baseNode = dirPath, s
@@ -294,6 +320,14 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 			continue
 		}
 		ignored := ign.match(s.vi, e.name, false, comps).exclude && !included
+		if ignored {
+			// git keeps a file it tracks whatever .gitignore says.
+			isTracked, err := w.tracked.has(comps())
+			if err != nil {
+				return fmt.Errorf("scan %s: %w", join(nameEsc), err)
+			}
+			ignored = !isTracked
+		}
 		rec, err := w.record(s.d, e, join(nameEsc), unsafe, ignored)
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", rec.Path, err)
@@ -301,6 +335,19 @@ func (w *walker) dir(ctx context.Context, s *dirNode) error {
 		w.add(rec)
 	}
 	return nil
+}
+
+// isExcludedDir reports whether the directory name in s is pruned as
+// excluded-dir: an exclude_dirs name, or a build-output directory beside
+// the manifest of the tool that writes it; unless s lies in a shipped
+// tree (a template, fixtures) whose rules keep it.
+func (w *walker) isExcludedDir(s *dirNode, name string, manifests []string) bool {
+	r := w.opts.Rules
+	isExclude, isOutput := r.ExcludeDirs[name], r.IsOutputDir(name, manifests)
+	if !isExclude && !isOutput {
+		return false
+	}
+	return !s.shipped || !r.Shipped.Keeps(name, isExclude, isOutput)
 }
 
 // record makes the record of one non-directory entry; it errs only when

@@ -28,24 +28,27 @@ type Decision struct {
 
 // The steps of triage, in the order they are tried.
 const (
-	ruleScan        = "scan or classify" // symlink, special file, unsafe name, ignored, unreadable
-	ruleEmpty       = "empty file"
-	ruleVendorDir   = "vendoring directory"     // vendor.toml [[dir]] with its evidence
-	ruleJunkName    = "junk name"               // junk_names.txt or a [[junk]] glob
-	ruleVendorFile  = "known third-party file"  // vendor.toml [[file]]: name and content
-	ruleBanner      = "third-party banner"      // vendor.toml [[banner]]
-	ruleContentType = "content type"            // mimetype's answer, by extensions.toml's mimes
-	ruleBinaryExt   = "binary, by extension"    // unknown binary content under an extension with a class
-	ruleBinary      = "binary"                  // unknown binary content, no class
-	ruleUserClass   = "rules-file class"        // a [[class]] from --rules or .repoprep.toml
-	ruleSQL         = "SQL content"             // sql.toml: schema or dump
-	ruleTextExt     = "text class by extension" // extensions.toml: .bak, .dump...
-	ruleMinified    = "minified"                // line length of a .js/.css head
-	ruleLFSPointer  = "Git LFS pointer"         // the content is on an LFS server
-	ruleGenerated   = "generated"               // generated.toml, or go-enry's content rules
-	ruleLanguage    = "language"                // go-enry, with languages.toml
-	ruleOverride    = "path override"           // [[override]]
-	ruleExclude     = "path exclude"            // exclude = [...]
+	ruleScan        = "scan or classify"          // symlink, special file, unsafe name, ignored, unreadable
+	ruleEmpty       = "empty file"                // staged only with a name from meaningful_empty.txt
+	ruleVendorDir   = "vendoring directory"       // vendor.toml [[dir]] with its evidence
+	ruleJunkName    = "junk name"                 // junk_names.txt or a [[junk]] glob
+	ruleVendorFile  = "known third-party file"    // vendor.toml [[file]]: name and content
+	ruleBanner      = "third-party banner"        // vendor.toml [[banner]]
+	ruleContentType = "content type"              // mimetype's answer, by extensions.toml's mimes
+	ruleZipOnly     = "zip content, by extension" // extensions.toml [zip_only]: a .key that is a Keynote zip
+	ruleDER         = "DER content"               // one ASN.1 SEQUENCE spanning the file: a key or certificate
+	ruleBinaryExt   = "binary, by extension"      // unknown binary content under an extension with a class
+	ruleBinary      = "binary"                    // unknown binary content, no class
+	ruleUserClass   = "rules-file class"          // a [[class]] from --rules or .repoprep.toml
+	ruleSQL         = "SQL content"               // sql.toml: schema or dump
+	ruleTextExt     = "text class by extension"   // extensions.toml: .bak, .dump...
+	ruleMinified    = "minified"                  // line length of a .js/.css head
+	ruleMediaText   = "media in text"             // a head that is essentially one line of base64
+	ruleLFSPointer  = "Git LFS pointer"           // the content is on an LFS server
+	ruleGenerated   = "generated"                 // generated.toml, or go-enry's content rules
+	ruleLanguage    = "language"                  // go-enry, with languages.toml
+	ruleOverride    = "path override"             // [[override]]
+	ruleExclude     = "path exclude"              // exclude = [...]
 	ruleTestDir     = "test directory"
 	ruleTestName    = "test file name"
 )
@@ -120,7 +123,7 @@ func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) 
 	set := func(category, reason, rule, detail string) {
 		rec.Category, rec.Reason, rec.why = category, reason, Decision{rule, detail}
 	}
-	if rec.Size == 0 {
+	if rec.Size == 0 && !e.Rules.IsMeaningfulEmpty(base) {
 		set("junk", "empty", ruleEmpty, "")
 		return
 	}
@@ -145,6 +148,15 @@ func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) 
 		return
 	}
 	extClass, hasExt := e.Rules.ByExt(base)
+	if hasExt && e.Rules.Triage.ZipOnlyExt(base) {
+		// A .key is a Keynote presentation only if it is a zip; a PEM or
+		// DER key is judged by its content, as if it had no extension.
+		if isZipMime(rec.Mime) {
+			set(extClass.Category, extClass.Reason, ruleZipOnly, path.Ext(base))
+			return
+		}
+		extClass, hasExt = rules.Class{}, false
+	}
 	if !rec.isText {
 		if c, ok := e.Rules.ByMime(rec.Mime); ok && rec.Mime != octetStream {
 			set(c.Category, c.Reason, ruleContentType, rec.Mime)
@@ -153,6 +165,11 @@ func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) 
 		// Unknown binary. A name that promises text may still be text
 		// mimetype can't see (BOM-less UTF-16): let normalize decide.
 		switch {
+		case isDER(rec.head, rec.Size):
+			set("junk", "certificate-store", ruleDER, "an ASN.1 SEQUENCE of the file's size")
+			// A .crt promises PEM text; DER there is flagged as normalize
+			// flagged it when it found the binary.
+			rec.ExtMismatch = rec.ExtMismatch || hasExt && extClass.Content == "text"
 		case hasExt && extClass.Content != "text":
 			set(extClass.Category, extClass.Reason, ruleBinaryExt, path.Ext(base))
 		case e.textByName(base, hasExt, extClass):
@@ -203,8 +220,13 @@ func (e *Env) triageText(rec *Record, d *dirFacts, base string, hasExt bool, ext
 		set("source", "", ruleSQL, "schema or migration: no dump header, no bulk INSERT or COPY")
 		return
 	case hasExt && extClass.Content != "binary" && extClass.Category != "text":
-		// Text that is data all the same: backups, .dump files.
+		// Text that is data all the same: backups, .dump files, SVG images.
 		set(extClass.Category, extClass.Reason, ruleTextExt, path.Ext(base))
+		return
+	case e.isMediaMime(rec.Mime):
+		// An SVG by its content, whatever its name.
+		c, _ := e.Rules.ByMime(rec.Mime)
+		set(c.Category, c.Reason, ruleContentType, rec.Mime)
 		return
 	case u.included == "" && isMinified(base, rec.head):
 		set("junk", "minified", ruleMinified, "over 500 bytes a line")
@@ -213,6 +235,10 @@ func (e *Env) triageText(rec *Record, d *dirFacts, base string, hasExt bool, ext
 	if u.included == "" {
 		if detail := e.generated(d, base, head); detail != "" {
 			set("junk", "generated", ruleGenerated, detail)
+			return
+		}
+		if isEncodedBlob(rec.head) {
+			set("junk", reasonMediaText, ruleMediaText, "base64 runs over three quarters of the head")
 			return
 		}
 	}

@@ -124,8 +124,8 @@ var triageCases = []triageCase{
 	{"web/src/utils/format.spec.ts", "import { f } from './format';\n", "source", "", true, "TypeScript"},
 	{"web/src/__tests__/app.js", jsModule, "source", "", true, "JavaScript"},
 	{"web/src/spec/parser.js", jsModule, "source", "", false, "JavaScript"}, // spec/ without a test framework's helpers
-	{"web/public/logo.svg", svgFile, "text", "", false, ""},
-	{"web/docs/_static/flask-logo.svg", svgFile, "text", "", false, ""},
+	{"web/public/logo.svg", svgFile, "junk", "media-text", false, ""},       // an image, in text
+	{"web/docs/_static/flask-logo.svg", svgFile, "junk", "media-text", false, ""},
 	{"web/cache/lru.ts", "export class LRU {}\n", "source", "", false, "TypeScript"},
 
 	// Python (flask)
