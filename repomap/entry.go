@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"io"
 	"io/fs"
-	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -44,7 +43,8 @@ type mapAgent struct {
 	chars  int
 	staged bool
 	reason string
-	source string // the staged file holding its text when that is another (a symlink's target)
+	source string    // the staged file holding its text when that is another (a symlink's target)
+	roles  []dirNote // directories its text describes ("- `playground/`: E2E tests")
 }
 
 // isAgentFile reports whether p is an instruction file coding agents read
@@ -78,6 +78,7 @@ func readAgentFile(e *snapshot.Entry, tree fs.FS, resolve func(string) string) m
 		return a
 	}
 	a.chars = utf8.RuneCount(data) // the staged copy is UTF-8
+	a.roles = parseAgentRoles(data, agentScope(e.Path))
 	return a
 }
 
@@ -155,8 +156,13 @@ func projectKind(staged []*snapshot.Entry, tree fs.FS) string {
 
 // findEntryPoints collects where a reader would start: Go main packages,
 // main files, package.json scripts, Dockerfiles and Makefile targets.
+// Those under examples, tests, fixtures and templates (sampleGroup) come
+// last, and Go main packages and main files there are listed only when
+// the manifests declare no entry point and no other is found: vite's 50
+// playground/*/main.js hid its CLI.
 func (f *mapFacts) findEntryPoints(staged []*snapshot.Entry, dirs map[string]*mapDir, tree fs.FS) {
 	goFiles := map[string][]string{} // dir → its non-test Go files, in manifest order
+	var sampleMains []string
 	for _, e := range staged {
 		p := e.Path
 		base := path.Base(p)
@@ -174,36 +180,73 @@ func (f *mapFacts) findEntryPoints(staged []*snapshot.Entry, dirs map[string]*ma
 		case depth == 0 && rootScriptExts[path.Ext(base)]:
 			f.rootScripts = append(f.rootScripts, p)
 		case mainFileNames[base] && depth <= 3 && (!strings.HasPrefix(base, "index.") || indexDirs[path.Base(path.Dir(p))]):
-			f.mainFiles = append(f.mainFiles, p)
-		case base == "package.json" && depth <= 3:
-			s := mapScripts{path: p}
-			if tree != nil {
-				s.names, s.cmds = packageScripts(tree, p)
+			if sampleGroup(dirOf(p)) != "" {
+				sampleMains = append(sampleMains, p)
+			} else {
+				f.mainFiles = append(f.mainFiles, p)
 			}
-			f.scripts = append(f.scripts, s)
+		case base == "package.json" && depth <= 3:
+			f.scripts = append(f.scripts, mapScripts{path: p})
 		case (strings.HasPrefix(base, "Dockerfile") || strings.HasSuffix(base, ".Dockerfile") || composeFileNames[base]) && depth <= 3:
 			f.docker = append(f.docker, p)
 		case makeFileNames[base] && depth <= 2:
-			s := mapScripts{path: p}
-			if tree != nil && base != "Taskfile.yml" {
-				s.names = makeTargets(tree, p)
-			}
-			f.makeTargets = append(f.makeTargets, s)
+			f.makeTargets = append(f.makeTargets, mapScripts{path: p})
 		}
 	}
-	f.goMains = goMainDirs(goFiles, dirs, tree)
-	f.rootScripts = rankRootScripts(f.rootScripts)
-	byDepth := func(ps []string) {
-		sort.SliceStable(ps, func(i, j int) bool { return strings.Count(ps[i], "/") < strings.Count(ps[j], "/") })
+	var sampleGoMains []string
+	for _, dir := range goMainDirs(goFiles, dirs, tree) {
+		if sampleGroup(dir) != "" {
+			sampleGoMains = append(sampleGoMains, dir)
+		} else {
+			f.goMains = append(f.goMains, dir)
+		}
 	}
-	byDepth(f.mainFiles)
-	byDepth(f.docker)
-	sort.SliceStable(f.scripts, func(i, j int) bool {
-		return strings.Count(f.scripts[i].path, "/") < strings.Count(f.scripts[j].path, "/")
-	})
-	sort.SliceStable(f.makeTargets, func(i, j int) bool {
-		return strings.Count(f.makeTargets[i].path, "/") < strings.Count(f.makeTargets[j].path, "/")
-	})
+	if d := &f.ws.declared; d.empty() && len(f.goMains)+len(f.mainFiles) == 0 {
+		// Nothing else: the examples are where to start.
+		d.commands, d.libs = d.sampleCommands, d.sampleLibs
+		f.goMains, f.mainFiles = sampleGoMains, sampleMains
+	}
+	// A main file a manifest declares is listed there, once.
+	f.mainFiles = slices.DeleteFunc(f.mainFiles, f.ws.declared.has)
+	f.rootScripts = rankRootScripts(f.rootScripts)
+	byPlace(f.mainFiles)
+	byPlace(f.docker)
+	scriptsByPlace(f.scripts)
+	scriptsByPlace(f.makeTargets)
+	if tree == nil {
+		return
+	}
+	// Only the first few build files are shown (renderEntryPoints): read
+	// those, not every package.json of a monorepo.
+	for i := range f.scripts[:min(len(f.scripts), mapScriptsRead)] {
+		f.scripts[i].names, f.scripts[i].cmds = packageScripts(tree, f.scripts[i].path)
+	}
+	for i := range f.makeTargets[:min(len(f.makeTargets), mapScriptsRead)] {
+		if path.Base(f.makeTargets[i].path) != "Taskfile.yml" {
+			f.makeTargets[i].names = makeTargets(tree, f.makeTargets[i].path)
+		}
+	}
+}
+
+// mapScriptsRead is how many package.json files and Makefiles the map
+// reads for their scripts and targets: more than any level shows.
+const mapScriptsRead = 4
+
+// placeRank orders paths outside sample directories first, then by depth.
+func placeRank(p string) int {
+	r := strings.Count(p, "/")
+	if sampleGroup(dirOf(p)) != "" {
+		r += 1 << 16
+	}
+	return r
+}
+
+func byPlace(ps []string) {
+	sort.SliceStable(ps, func(i, j int) bool { return placeRank(ps[i]) < placeRank(ps[j]) })
+}
+
+func scriptsByPlace(list []mapScripts) {
+	sort.SliceStable(list, func(i, j int) bool { return placeRank(list[i].path) < placeRank(list[j].path) })
 }
 
 var (
@@ -349,33 +392,11 @@ func packageScripts(tree fs.FS, p string) (names []string, cmds map[string]strin
 	if err != nil {
 		return nil, nil
 	}
-	var pkg struct{ Scripts map[string]json.RawMessage }
-	if json.Unmarshal(data, &pkg) != nil {
+	pkg, ok := parsePackageJSON(data)
+	if !ok {
 		return nil, nil
 	}
-	names = slices.Collect(maps.Keys(pkg.Scripts))
-	cmds = map[string]string{}
-	for name, raw := range pkg.Scripts {
-		var cmd string
-		if json.Unmarshal(raw, &cmd) == nil {
-			cmds[name] = strings.Join(strings.Fields(cmd), " ") // one line, whatever the file held
-		}
-	}
-	rank := map[string]int{"dev": 1, "start": 2, "build": 3, "test": 4, "serve": 5, "preview": 6, "lint": 7}
-	sort.Slice(names, func(i, j int) bool {
-		ri, rj := rank[names[i]], rank[names[j]]
-		if ri == 0 {
-			ri = 100
-		}
-		if rj == 0 {
-			rj = 100
-		}
-		if ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
-	return names, cmds
+	return pkg.scripts, pkg.cmds
 }
 
 var makeTargetLine = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_./-]*)\s*:([^=]|$)`)

@@ -50,6 +50,7 @@ func (f *mapFacts) render(c mapCaps) string {
 	b.WriteString("\n")
 
 	f.renderModules(&b, c)
+	f.renderWorkspaces(&b, c)
 	f.renderTests(&b, c)
 	f.renderEntryPoints(&b, c)
 	f.renderAgents(&b, c)
@@ -102,8 +103,8 @@ func (f *mapFacts) renderModules(b *strings.Builder, c mapCaps) {
 		if len(kids) > 0 && float64(kids[0].files) >= dominantChildShare*float64(d.files) && len(kids[0].kids) > 1 {
 			kids = kids[0].kids // look through frontend/src to frontend/src/*
 		}
-		if len(kids) < 2 {
-			continue
+		if len(kids) < 2 || c.packages > 0 && f.ws.listsMost(kids[:min(len(kids), c.children)]) {
+			continue // crates/*: the workspace packages below say more
 		}
 		b.WriteString("  - inside: ")
 		for j, k := range kids {
@@ -115,7 +116,12 @@ func (f *mapFacts) renderModules(b *strings.Builder, c mapCaps) {
 				b.WriteString(", ")
 			}
 			b.WriteString(mapCode(mapElide(k.path+"/", c.pathRunes)) + " " + numfmt.Int(k.files))
-			if role := dirRole(k); role != "" && role != dirRole(d) { // docs/tutorial/ in docs/ says nothing new
+			switch role := dirRole(k); {
+			case quoteNote(f.notes[k.path], c) != "":
+				b.WriteString(" (" + quoteNote(f.notes[k.path], c) + ")")
+			case sampleGroup(d.path) != "":
+				// playground/css/ holds a demo of CSS handling, not the styles
+			case role != "" && role != dirRole(d): // docs/tutorial/ in docs/ says nothing new
 				b.WriteString(" (" + role + ")")
 			}
 		}
@@ -136,7 +142,9 @@ func (f *mapFacts) describeDir(d *mapDir, c mapCaps) string {
 	if lang := d.language(); lang != "" {
 		s += ", " + lang
 	}
-	if role := dirRole(d); role != "" {
+	if note := quoteNote(f.notes[d.path], c); note != "" {
+		s += " — " + note
+	} else if role := dirRole(d); role != "" {
 		s += " — " + role
 	}
 	return s
@@ -298,16 +306,21 @@ func mapElide(s string, maxRunes int) string {
 
 func (f *mapFacts) renderEntryPoints(b *strings.Builder, c mapCaps) {
 	b.WriteString("\n## Entry points\n")
-	total := len(f.goMains) + len(f.mainFiles) + len(f.rootScripts) + len(f.scripts) + len(f.docker) + len(f.makeTargets)
+	declared := &f.ws.declared
+	total := len(declared.commands) + len(declared.libs) + len(f.goMains) + len(f.mainFiles) + len(f.rootScripts) + len(f.scripts) + len(f.docker) + len(f.makeTargets)
 	if total == 0 {
-		b.WriteString("None recognised (no Go main package, main file, root script, package.json, Dockerfile or Makefile).\n")
+		b.WriteString("None recognised (no declared command, Go main package, main file, root script, package.json, Dockerfile or Makefile).\n")
 		return
 	}
 	if c.entries == 0 {
+		if len(declared.commands)+len(declared.libs) > 0 {
+			fmt.Fprintf(b, "%s declared commands, %s library entry points, ", numfmt.Int(len(declared.commands)), numfmt.Int(len(declared.libs)))
+		}
 		fmt.Fprintf(b, "%s Go main packages, %s main files, %s root scripts, %s package.json, %s Docker files, %s Makefiles.\n",
 			numfmt.Int(len(f.goMains)), numfmt.Int(len(f.mainFiles)), numfmt.Int(len(f.rootScripts)), numfmt.Int(len(f.scripts)), numfmt.Int(len(f.docker)), numfmt.Int(len(f.makeTargets)))
 		return
 	}
+	f.renderDeclared(b, c)
 	paths := func(ps []string, suffix string) string {
 		var s []string
 		for i, p := range ps {

@@ -43,14 +43,15 @@ type mapCaps struct {
 	modules, children, langs, entries, agents, testPlaces, reasons, pathRunes int
 	cmdRunes                                                                  int // a package.json script's command, elided; 0 leaves commands out
 	tokenDirs, tokenFiles                                                     int // repomap_tokens.go; 0 gives the total alone
+	packages                                                                  int // workspace packages listed; 0 gives their count alone
 }
 
 var mapLevels = []mapCaps{
-	{modules: 12, children: 5, langs: 5, entries: 8, agents: 6, testPlaces: 4, reasons: 4, pathRunes: 60, cmdRunes: 32, tokenDirs: 3, tokenFiles: 3},
-	{modules: 10, children: 4, langs: 4, entries: 6, agents: 5, testPlaces: 3, reasons: 3, pathRunes: 48, cmdRunes: 24, tokenDirs: 3, tokenFiles: 3},
-	{modules: 8, children: 3, langs: 3, entries: 5, agents: 4, testPlaces: 3, reasons: 1, pathRunes: 40, tokenDirs: 2, tokenFiles: 1},
-	{modules: 6, children: 0, langs: 3, entries: 3, agents: 3, testPlaces: 2, reasons: 1, pathRunes: 32, tokenDirs: 1, tokenFiles: 1},
-	{modules: 4, children: 0, langs: 2, entries: 2, agents: 2, testPlaces: 1, reasons: 0, pathRunes: 24, tokenDirs: 1},
+	{modules: 12, children: 5, langs: 5, entries: 8, agents: 6, testPlaces: 4, reasons: 4, pathRunes: 60, cmdRunes: 32, tokenDirs: 3, tokenFiles: 3, packages: 8},
+	{modules: 10, children: 4, langs: 4, entries: 6, agents: 5, testPlaces: 3, reasons: 3, pathRunes: 48, cmdRunes: 24, tokenDirs: 3, tokenFiles: 3, packages: 6},
+	{modules: 8, children: 3, langs: 3, entries: 5, agents: 4, testPlaces: 3, reasons: 1, pathRunes: 40, tokenDirs: 2, tokenFiles: 1, packages: 5},
+	{modules: 6, children: 0, langs: 3, entries: 3, agents: 3, testPlaces: 2, reasons: 1, pathRunes: 32, tokenDirs: 1, tokenFiles: 1, packages: 4},
+	{modules: 4, children: 0, langs: 2, entries: 2, agents: 2, testPlaces: 1, reasons: 0, pathRunes: 24, tokenDirs: 1, packages: 3},
 	{modules: 0, children: 0, langs: 1, entries: 0, agents: 0, testPlaces: 0, reasons: 0, pathRunes: 16},
 }
 
@@ -129,6 +130,8 @@ type mapFacts struct {
 	testPatterns, testDirs          []mapCount
 	goMains                         []string
 	mainFiles, docker, rootScripts  []string
+	ws                              mapWorkspaces     // workspace packages and the entry points manifests declare
+	notes                           map[string]string // directory → its role in the repository's agent instructions
 	scripts                         []mapScripts
 	makeTargets                     []mapScripts
 	agents                          []mapAgent
@@ -270,6 +273,8 @@ func gatherMapFacts(m *snapshot.Manifest, opts Options) *mapFacts {
 	f.pruned, f.prunedTotal = rankPruned(m.Pruned), len(m.Pruned)
 	f.tokens = gatherMapTokens(m)
 	f.kind = projectKind(entries, opts.Tree)
+	f.notes = agentNotes(f.agents)
+	f.ws = gatherWorkspaces(m, entries, opts.Tree, f.notes)
 	f.findEntryPoints(entries, dirs, opts.Tree)
 	return f
 }

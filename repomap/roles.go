@@ -91,7 +91,10 @@ var dirRoles = map[string]string{
 	"scripts": "scripts", "tools": "tooling", "bin": "executables and scripts", "hack": "developer scripts",
 	"test": "tests", "tests": "tests", "__tests__": "tests", "e2e": "end-to-end tests", "spec": "tests", "specs": "tests",
 	"testdata": "test fixtures", "fixtures": "test fixtures", "testing": "test helpers", "benchmarks": "benchmarks", "bench": "benchmarks",
-	"examples": "examples", "example": "examples", "samples": "examples", "demo": "examples",
+	"examples": "examples", "example": "examples", "samples": "examples", "sample": "examples", "demo": "examples", "demos": "examples",
+	"playground": "playground (e2e tests / demo apps)", "playgrounds": "playground (e2e tests / demo apps)",
+	"__fixtures__": "test fixtures", "fixture": "test fixtures", "__mocks__": "test mocks", "benches": "benchmarks", "benchmark": "benchmarks", "benchsuite": "benchmarks", "fuzz": "fuzz targets",
+	"templates": "templates shipped to users", "template": "templates shipped to users",
 	"config": "configuration", "configs": "configuration", "conf": "configuration", "settings": "configuration",
 	"migrations": "database migrations", "db": "database", "database": "database", "sql": "SQL",
 	"web": "web front end", "frontend": "front end", "client": "client", "ui": "user interface",
@@ -163,6 +166,9 @@ func dirRole(d *mapDir) string {
 	}
 	if r, ok := dirRoles[name]; ok {
 		return r
+	}
+	if strings.HasPrefix(name, "template-") {
+		return "template shipped to users" // create-vite's template-react/
 	}
 	src, prose := d.counts()
 	switch {
