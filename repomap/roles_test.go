@@ -28,7 +28,7 @@ func TestDirLanguageAndRole(t *testing.T) {
 			txtLangs: map[string]int{"YAML": 5, "TOML": 1}}, "YAML", ""},
 		{"guides without a name role", mapDir{path: "handbook", files: 12,
 			txtLangs: map[string]int{"Markdown": 11}, srcLangs: map[string]int{"Shell": 1}}, "Markdown", "documentation"},
-		// Issue 31: vite's playground/ (1,580 files of e2e apps) had no role.
+		// vite's playground/ (1,580 files of e2e apps) had no role.
 		{"vite playground/", mapDir{path: "playground", files: 1580, tests: 120,
 			srcLangs: map[string]int{"JavaScript": 700, "TypeScript": 300}, txtLangs: map[string]int{"HTML": 200}}, "JavaScript", "playground (e2e tests / demo apps)"},
 		{"create-vite template-react/", mapDir{path: "packages/create-vite/template-react", files: 12,

@@ -12,7 +12,7 @@ import (
 
 // Monorepo fixtures: one small synthetic tree per workspace kind, each
 // with the entry points its manifests declare. The trees mirror what the
-// map got wrong on real ones (issue 31): vite's CLI hidden behind 50
+// map got wrong on real ones: vite's CLI hidden behind 50
 // playground/*/main.js, playground/ without a role, a one-line SVG
 // recommended for reading by range.
 

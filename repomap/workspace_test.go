@@ -38,8 +38,8 @@ func TestRepoMapWorkspacesGolden(t *testing.T) {
 
 // TestRepoMapMonorepo: what each workspace kind must make the map say,
 // and what it must stop saying. Each case fails on the map before
-// issue 31, which had no workspace section, no declared entry points,
-// listed examples' main files and recommended one-line SVGs.
+// workspaces were known: it had no workspace section, no declared entry
+// points, listed examples' main files and recommended one-line SVGs.
 func TestRepoMapMonorepo(t *testing.T) {
 	tests := []struct {
 		name    string
