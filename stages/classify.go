@@ -50,6 +50,8 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 		// UTF-16/32 without a BOM has NULs, which mimetype takes for binary.
 		if cs, ok := textenc.WideText(rec.head, int64(len(rec.head)) == rec.Size); ok {
 			rec.Mime, rec.isText = "text/plain; charset="+cs, true
+		} else if fewControls(rec.head) {
+			rec.Mime, rec.isText = "text/plain", true
 		}
 	}
 	rec.ExtMismatch = e.extMismatch(path.Base(rec.Path), mt, rec.isText)
@@ -147,3 +149,27 @@ func (e *Env) mimeFitsExt(mt *mimetype.MIME, base string, classMimes []string) b
 	}
 	return false
 }
+
+// fewControls reports a head mimetype called binary for a handful of
+// control bytes in text: one byte of the WHATWG "binary data" set (0x00–0x08,
+// 0x0B, 0x0E–0x1A, 0x1C–0x1F) anywhere in the head makes it
+// application/octet-stream, and Lisp sources with a ^C in a string, vim
+// keymaps with literal ^V, rc files with ^_ markers have them. Text has no
+// NUL and such bytes are rare in it; binary data without one NUL in its
+// head is rarer still (random bytes have one every 256). Normalize still
+// decides: what no charset reads as text is refused as binary there.
+func fewControls(head []byte) bool {
+	controls := 0
+	for _, c := range head {
+		switch {
+		case c == 0:
+			return false
+		case c <= 0x08, c == 0x0b, c >= 0x0e && c <= 0x1a, c >= 0x1c && c <= 0x1f:
+			controls++
+		}
+	}
+	return controls > 0 && controls*maxControlsPer <= len(head)
+}
+
+// maxControlsPer: at most one control byte per this many bytes of head.
+const maxControlsPer = 256
