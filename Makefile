@@ -252,3 +252,15 @@ clean:
 # refused per family and label. Skipped where the corpus is absent.
 bench-encoding:
 	$(GO) test -run '^$$' -bench '^BenchmarkEncodingCorpus$$' -benchtime 1x -v ./pipeline/
+
+.PHONY: bench-legacy
+# Encoding normalization scored on legacy-encoded files of real repositories
+# ($REPOPREP_LEGACY: repos.tsv, labels.tsv and repos/, never committed; the
+# comment atop pipeline/legacy_corpus_test.go says what they hold):
+# right / garbled / refused / dropped per family and per repository, the
+# development and held-out repositories apart, valid UTF-8 files refused or
+# changed, and uchardet on the same files when it is installed. Held-out
+# files are counted, not named (REPOPREP_LEGACY_HELDOUT=show names them).
+REPOPREP_LEGACY ?= /work/eval/legacy
+bench-legacy:
+	REPOPREP_LEGACY=$(REPOPREP_LEGACY) $(GO) test -run '^$$' -bench '^BenchmarkLegacyCorpus$$' -benchtime 1x -timeout 60m -v ./pipeline/
