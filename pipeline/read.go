@@ -60,7 +60,8 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	for _, rec := range append(todo, late...) {
 		read[rec] = true
 	}
-	r.record("reuse", spent, recs, func(rec *stages.Record) bool { return !read[rec] })
+	// Its CPU is the loop's: the copies are placed while the loop runs.
+	r.record("reuse", spent, 0, recs, func(rec *stages.Record) bool { return !read[rec] })
 	// The cross-file pass may skip a reused text when it looks for no value
 	// the previous run did not (none of those occurred in it).
 	r.secrets.ValuesKnown = r.prior.ValuesKnown

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/repoprep/repoprep/internal/cputime"
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/extract"
 	"github.com/repoprep/repoprep/refresh"
@@ -233,6 +234,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		r.opts.Logger.Warn(w) // a document refused by the time guard: the machine decided, not the tree
 	}
 
+	t = r.timerOver("secrets", recs, holdsStaged) // the value pass
 	if !r.prior.Replayed() {
 		// Replayed, nothing was read and the previous findings stand.
 		if err := env.SecretValues(ctx, recs, r.opts.Workers, r.secrets); err != nil {
@@ -242,6 +244,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if r.nameFindings, err = env.SecretNames(ctx, r.secrets, recs, pruned); err != nil {
 		return nil, err
 	}
+	t(recs)
 
 	t = r.timerOver("dedup", recs, stagedOnly)
 	prog.Stage("dedup", -1)
@@ -301,7 +304,7 @@ const perFileMemory = 2 << 10
 // the loop's wall time, in proportion to the time workers spent in it.
 func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Record, timed bool) error {
 	r.opts.Progress.Stage("files", len(recs))
-	begin := time.Now()
+	begin, cpuBegin := time.Now(), cputime.Process()
 	workers := stages.NewWorkerSet(r.opts.Workers)
 	var clock stages.Clock
 	env.TokensReady = tokensReady
@@ -317,7 +320,7 @@ func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	if err != nil {
 		return err
 	}
-	wall := time.Since(begin)
+	wall, cpu := time.Since(begin), cputime.Process()-cpuBegin
 	var total time.Duration
 	for i := range stages.Steps {
 		total += clock.Spent(i)
@@ -332,7 +335,7 @@ func (r *run) perFile(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			count = stagedOnly
 		}
 		if timed {
-			r.record(name, time.Duration(float64(wall)*share), recs, count)
+			r.record(name, time.Duration(float64(wall)*share), time.Duration(float64(cpu)*share), recs, count)
 		}
 	}
 	return nil
@@ -351,22 +354,24 @@ func stagedOnly(rec *stages.Record) bool { return rec.Staged }
 // timer starts timing a stage; calling the result ends it and records the
 // files and bytes it saw (those for which count is true; all when nil).
 func (r *run) timer(name string, count func(*stages.Record) bool) func([]*stages.Record) {
-	begin := time.Now()
-	return func(recs []*stages.Record) { r.record(name, time.Since(begin), recs, count) }
+	begin, cpu := time.Now(), cputime.Process()
+	return func(recs []*stages.Record) {
+		r.record(name, time.Since(begin), cputime.Process()-cpu, recs, count)
+	}
 }
 
 // timerOver is timer for a stage that changes what count says (dedup
 // unstages duplicates, secrets may exclude files): it counts the files
 // when the stage starts.
 func (r *run) timerOver(name string, recs []*stages.Record, count func(*stages.Record) bool) func([]*stages.Record) {
-	begin := time.Now()
+	begin, cpu := time.Now(), cputime.Process()
 	var seen []*stages.Record
 	for _, rec := range recs {
 		if count(rec) {
 			seen = append(seen, rec)
 		}
 	}
-	return func([]*stages.Record) { r.record(name, time.Since(begin), seen, nil) }
+	return func([]*stages.Record) { r.record(name, time.Since(begin), cputime.Process()-cpu, seen, nil) }
 }
 
 // holdsStaged is true of a record whose content is staged, under its own
@@ -376,7 +381,7 @@ func holdsStaged(rec *stages.Record) bool { return rec.Staged || rec.DuplicateOf
 // record adds a stage's time and the files and bytes it saw. A stage
 // recorded twice (its share of the per-file loop, then its cross-file
 // part) is one entry: the times add up, the files are those it saw.
-func (r *run) record(name string, took time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
+func (r *run) record(name string, took, cpu time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
 	i := slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == name })
 	if i < 0 {
 		r.stages = append(r.stages, stageTime{name: name})
@@ -384,6 +389,7 @@ func (r *run) record(name string, took time.Duration, recs []*stages.Record, cou
 	}
 	st := &r.stages[i]
 	st.took += took
+	st.cpu += cpu
 	st.files, st.bytes = 0, 0
 	for _, rec := range recs {
 		if count == nil || count(rec) {
@@ -396,7 +402,8 @@ func (r *run) record(name string, took time.Duration, recs []*stages.Record, cou
 // stageTime is one stage's time while the run goes on.
 type stageTime struct {
 	name  string
-	took  time.Duration
+	took  time.Duration // wall time
+	cpu   time.Duration // the process's CPU time meanwhile
 	files int
 	bytes int64
 }
@@ -415,7 +422,7 @@ func (r *run) stageTimes() []report.StageTime {
 		return cmp.Compare(slices.Index(stageOrder, a.name), slices.Index(stageOrder, b.name))
 	})
 	for _, s := range sorted {
-		st := report.StageTime{Name: s.name, Seconds: s.took.Seconds(), Files: s.files, Bytes: s.bytes}
+		st := report.StageTime{Name: s.name, Seconds: s.took.Seconds(), CPUSeconds: round(s.cpu.Seconds()), Files: s.files, Bytes: s.bytes}
 		if st.Seconds > 0 {
 			st.FilesPerSec = round(float64(st.Files) / st.Seconds)
 			st.MBPerSec = round(float64(st.Bytes) / 1e6 / st.Seconds)

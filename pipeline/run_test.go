@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -106,6 +107,18 @@ func TestRunGolden(t *testing.T) {
 		if st.Files != want {
 			t.Errorf("report: stage %s counts %d files, want %d", st.Name, st.Files, want)
 		}
+	}
+	// CPU time beside wall time: the steps of the loop share the loop's,
+	// the cross-file stages take the process's while they run.
+	var cpu float64
+	for _, st := range res.Report.Stages {
+		cpu += st.CPUSeconds
+		if st.CPUSeconds < 0 {
+			t.Errorf("stage %s: cpu_seconds %v", st.Name, st.CPUSeconds)
+		}
+	}
+	if runtime.GOOS != "windows" && cpu <= 0 {
+		t.Errorf("report: no stage took CPU time: %+v", res.Report.Stages)
 	}
 	if got, want := strings.Join(names, " "), "scan read classify triage normalize secrets hash dedup index write"; got != want {
 		t.Errorf("report stages = %s, want %s", got, want)

@@ -15,6 +15,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/instructions"
+	"github.com/repoprep/repoprep/internal/cputime"
 	"github.com/repoprep/repoprep/repomap"
 	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
@@ -40,7 +41,7 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *snapshot.Mani
 // writeOutputs writes every index file of the snapshot into the temporary
 // directory, report.json last.
 func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
-	begin := time.Now()
+	begin, cpu := time.Now(), cputime.Process()
 	m := res.Manifest
 	filesSum, err := r.writeFilesJSON(m)
 	if err != nil {
@@ -85,7 +86,7 @@ func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	r.recordWrite(time.Since(begin), m)
+	r.recordWrite(time.Since(begin), cputime.Process()-cpu, m)
 	res.Report = r.buildReport(res)
 	return r.out.WriteJSON(snapshot.ReportJSON, res.Report)
 }
@@ -172,7 +173,7 @@ func toolVersions() map[string]string {
 // recordWrite adds the time spent writing the snapshot's files (report.json
 // aside, which holds the figure) to the write stage, which in the
 // per-file loop also wrote the tree; it counts every entry of files.json.
-func (r *run) recordWrite(took time.Duration, m *snapshot.Manifest) {
+func (r *run) recordWrite(took, cpu time.Duration, m *snapshot.Manifest) {
 	i := slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == "write" })
 	if i < 0 {
 		r.stages = append(r.stages, stageTime{name: "write"})
@@ -180,6 +181,7 @@ func (r *run) recordWrite(took time.Duration, m *snapshot.Manifest) {
 	}
 	st := &r.stages[i]
 	st.took += took
+	st.cpu += cpu
 	st.files, st.bytes = len(m.Files), 0
 	for _, e := range m.Files {
 		st.bytes += e.Size

@@ -33,10 +33,11 @@ type Report struct {
 	Refresh *Refresh `json:"refresh"`
 }
 
-// StageTime is one stage's wall time and throughput.
+// StageTime is one stage's wall time, CPU time and throughput.
 type StageTime struct {
 	Name        string  `json:"name"`
-	Seconds     float64 `json:"seconds"`
+	Seconds     float64 `json:"seconds"`     // wall time
+	CPUSeconds  float64 `json:"cpu_seconds"` // the process's CPU time meanwhile
 	Files       int     `json:"files"`
 	Bytes       int64   `json:"bytes"`
 	FilesPerSec float64 `json:"files_per_sec"`

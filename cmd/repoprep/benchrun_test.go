@@ -241,6 +241,7 @@ func readStages(t *testing.T, name string) string {
 		Stages  []struct {
 			Name        string  `json:"name"`
 			Seconds     float64 `json:"seconds"`
+			CPUSeconds  float64 `json:"cpu_seconds"`
 			Files       int     `json:"files"`
 			FilesPerSec float64 `json:"files_per_sec"`
 			MBPerSec    float64 `json:"mb_per_sec"`
@@ -250,10 +251,10 @@ func readStages(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| stage | s | share | files | files/s | MB/s |\n|---|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| stage | wall s | share | CPU s | files | files/s | MB/s |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range rep.Stages {
-		fmt.Fprintf(&b, "| %s | %.3f | %.0f%% | %d | %.0f | %.1f |\n", s.Name, s.Seconds, 100*s.Seconds/rep.Seconds, s.Files, s.FilesPerSec, s.MBPerSec)
+		fmt.Fprintf(&b, "| %s | %.3f | %.0f%% | %.3f | %d | %.0f | %.1f |\n", s.Name, s.Seconds, 100*s.Seconds/rep.Seconds, s.CPUSeconds, s.Files, s.FilesPerSec, s.MBPerSec)
 	}
-	fmt.Fprintf(&b, "| run (report.json) | %.3f | | | | |", rep.Seconds)
+	fmt.Fprintf(&b, "| run (report.json) | %.3f | | | | | |", rep.Seconds)
 	return b.String()
 }
