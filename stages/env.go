@@ -50,6 +50,7 @@ type Env struct {
 	// (Warnings); workers add to them under warnMu.
 	warnMu   sync.Mutex
 	warnings []string
+	declared misdeclared
 
 	// TokensReady, when set, lets Process go on while it reports that the
 	// tokenizer's tables are not built yet (tokens.Ready): a text's count
@@ -74,7 +75,32 @@ func (e *Env) warn(format string, args ...any) {
 func (e *Env) Warnings() []string {
 	e.warnMu.Lock()
 	defer e.warnMu.Unlock()
-	return slices.Sorted(slices.Values(e.warnings))
+	out := slices.Sorted(slices.Values(e.warnings))
+	if d := e.declared; d.n > 0 {
+		out = append(out, fmt.Sprintf("%d files name a charset their bytes contradict, read by detection instead (the first by path: %s names %s, read as %s)",
+			d.n, d.first, d.declared, d.read))
+	}
+	return out
+}
+
+// misdeclared counts the texts whose declared charset (a meta tag, a
+// coding cookie, a charset in the name) their bytes contradict, keeping
+// the first by path: one warning for the run, not one per file (a MUD
+// client's 248 scripts all declare iso-8859-1 and are GBK).
+type misdeclared struct {
+	n                     int
+	first, declared, read string
+}
+
+// noteMisdeclared records one such text.
+func (e *Env) noteMisdeclared(path, declared, read string) {
+	e.warnMu.Lock()
+	defer e.warnMu.Unlock()
+	d := &e.declared
+	if d.n == 0 || path < d.first {
+		d.first, d.declared, d.read = path, declared, read
+	}
+	d.n++
 }
 
 // openSrc opens a record's file for reading relative to its directory's

@@ -114,6 +114,9 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Mojibake = res.Mojibake
+	if res.DeclaredIgnored {
+		e.noteMisdeclared(rec.Path, res.Declared, res.Encoding)
+	}
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
 	rec.Memo.TextTokens, rec.Memo.Normalized = res.Tokens, true
 	rec.Staged = true

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
 
 	"github.com/repoprep/repoprep/internal/textenc"
 )
@@ -14,8 +15,9 @@ import (
 // textIn is what normalize reads: the bytes Process holds, then streamed
 // on from the same descriptor past readCapBytes.
 type textIn struct {
-	c   *content
-	src *sourceReader
+	c    *content
+	src  *sourceReader
+	name string // the file's base name: a charset in it is evidence (textenc.Options)
 }
 
 // openText prepares normalize's input for rec.
@@ -29,14 +31,14 @@ func (e *Env) openText(ctx context.Context, rec *Record) (*textIn, error) {
 	if !whole {
 		r = c.stream()
 	}
-	return &textIn{c: c, src: &sourceReader{ctx: ctx, r: r}}, nil
+	return &textIn{c: c, src: &sourceReader{ctx: ctx, r: r}, name: path.Base(rec.Path)}, nil
 }
 
 // normalize decodes the input into dst with the loop's worker's decoder,
 // which keeps its buffers; a text it holds whole is counted afterwards,
 // once, and a streamed one as it is decoded unless count is false.
 func (in *textIn) normalize(dst io.Writer, count bool) (textenc.Result, error) {
-	return in.c.w.norm.Normalize(in.src, dst, !in.c.all && count)
+	return in.c.w.norm.Normalize(in.src, dst, textenc.Options{Name: in.name, NoTokens: in.c.all || !count})
 }
 
 // changed reports whether the file moved while it was read.

@@ -78,8 +78,10 @@ const (
 // decision is the charset chosen for a sample, or the refusal.
 type decision struct {
 	charset
-	err      error
-	mojibake bool // valid UTF-8 that looks double-encoded: kept as written, flagged
+	err             error
+	mojibake        bool   // valid UTF-8 that looks double-encoded: kept as written, flagged
+	declared        string // the label the file declares (Result.Declared)
+	declaredIgnored bool   // ... and the bytes contradict it (Result.DeclaredIgnored)
 }
 
 // sniffBOM recognises a byte-order mark; enc is nil for UTF-8.
@@ -122,7 +124,7 @@ func decideWide(head []byte, atEOF bool) (charset, bool) {
 	if !atEOF || len(head)%2 == 0 {
 		cands = append(cands, utf16LE, utf16BE)
 	}
-	c, score, err := bestCandidate(cands, head, atEOF, nil)
+	c, score, _, err := bestCandidate(cands, head, atEOF, nil)
 	return c, err == nil && score >= minScore
 }
 
@@ -149,17 +151,41 @@ func decide(head []byte, atEOF, atStart bool) decision {
 	}
 
 	cands := slices.Clone(multiByteCharsets)
-	if atStart {
+	if atStart && !mostlyASCIIPairs(head) {
 		cands = append(cands, utf16LE, utf16BE)
 	}
-	mb, mbScore, mbErr := bestCandidate(cands, head, atEOF, chardetBonus(head))
+	mb, mbScore, mbText, mbErr := bestCandidate(cands, head, atEOF, chardetBonus(head))
+	// Only symbols and punctuation, which every CJK charset holds at other
+	// places: a Big5 drawing made of "●" is GBK's "〔" and KS X 1001's
+	// "·". Such a reading, without a letter, says the bytes are CJK, but
+	// not which charset: it wins only as the one reading that draws
+	// (drawingReading), and a single-byte reading must beat it clearly.
+	symbolsOnly := mbErr == nil && profileOf(mb.name) != profileWide && !hasLetterRune(mbText)
 	sb, sbScore, sbErr := bestSingleByte(head, atEOF)
+	if symbolsOnly || mbErr != nil {
+		// A drawing scores little (box drawing weighs 0.05 in text) but is
+		// a drawing in one charset only.
+		if d, ok := drawingReading(head, atEOF); ok {
+			return decision{charset: d}
+		}
+	}
+	if symbolsOnly {
+		if sbErr == nil && sbScore >= minScore && sbScore >= mbScore+minFamilyMargin {
+			return decision{charset: sb}
+		}
+		return decision{err: ErrUndecodable}
+	}
 	switch {
 	case mbErr == nil && sbErr == nil && mbScore >= minScore && sbScore >= minScore &&
 		math.Abs(mbScore-sbScore) < minFamilyMargin:
 		// Both families read it as text and neither clearly better: a
 		// line of Japanese in Shift-JIS ("名前", 0.70 with no kana) is
-		// also Windows-1252 "–¼‘O" (0.79). Refused, not guessed.
+		// also Windows-1252 "–¼‘O" (0.79). Refused, not guessed, unless
+		// the multi-byte reading is CJK text through and through
+		// (cjkPreferred).
+		if cjkPreferred(mb, mbScore >= sbScore, head, atEOF) {
+			return decision{charset: mb}
+		}
 		return decision{err: ErrUndecodable}
 	case mbErr == nil && mbScore >= minScore && (sbErr != nil || mbScore >= sbScore):
 		return decision{charset: mb} // a tie goes to the multi-byte charset: GBK first
@@ -179,9 +205,13 @@ func decide(head []byte, atEOF, atStart bool) decision {
 // When none passes, the error is the check failed by the most plausible
 // decoding: a GBK file with one broken byte pair is undecodable, not
 // mojibake because it also reads as "ÅäÖÃ" in Windows-1252.
-func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]int) (charset, float64, error) {
+func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]int) (charset, float64, string, error) {
 	best, bestScore := -1, 0.0
 	failErr, failScore := ErrUndecodable, -1.0
+	scores := make([]float64, len(cands))
+	texts := make([]string, len(cands))
+	ok := make([]bool, len(cands))
+	hangul := 0 // the EUC-KR reading passed the checks, is plausible, and is this many Hangul syllables and nothing else
 	for i, c := range cands {
 		wide := profileOf(c.name) == profileWide
 		if wide && len(head) > widePrefixBytes {
@@ -213,14 +243,33 @@ func bestCandidate(cands []charset, head []byte, atEOF bool, bonus map[string]in
 			}
 			continue
 		}
+		scores[i], texts[i], ok[i] = score, text, true
+		if c.name == "euc-kr" && score >= minScore {
+			// Korean is another explanation of the bytes only if it reads
+			// as Korean: random syllables are what any text in the Hangul
+			// rows gives.
+			hangul = onlyHangul(text)
+		}
+	}
+	for i, c := range cands {
+		if !ok[i] {
+			continue
+		}
+		score := scores[i]
+		switch {
+		case c.name == "big5" && hangul > 0:
+			score *= big5ShapeLikelihood(head)
+		case c.name == "gbk" && (hangul >= minHangulShape || hangul >= 2 && score < minCJKScore):
+			score *= math.Pow(gbkHangulShare, float64(hangul))
+		}
 		if score > bestScore { // strictly greater: ties go to the earlier candidate
 			best, bestScore = i, score
 		}
 	}
 	if best >= 0 && (bestScore >= minScore || bestScore >= failScore) {
-		return cands[best], bestScore, nil
+		return cands[best], bestScore, texts[best], nil
 	}
-	return charset{}, 0, failErr
+	return charset{}, 0, "", failErr
 }
 
 // widePrefixBytes is how much of a sample a UTF-16/32 candidate must read

@@ -33,6 +33,29 @@ type Result struct {
 	// never refused: the bytes are the author's, and a test file of
 	// garbled strings or two odd words in a translation are real content.
 	Mojibake bool
+	// Declared is the charset the file names for itself, as written and
+	// lower-cased ("latin1", "iso-8859-1", "cp936"): in its head (an HTML
+	// meta, an XML prolog, an Emacs or vim coding line, vim's
+	// scriptencoding, a po header) or else in its name (the Options.Name
+	// "menu_de_de.latin1.vim"). Set only for a file with non-ASCII bytes.
+	// A declaration the bytes agree with decides the charset.
+	Declared string
+	// DeclaredIgnored: the bytes contradict Declared (they do not decode
+	// in it, or its text is not plausible, or the file is valid UTF-8 and
+	// declares another charset), so detection decided Encoding. A warning
+	// for the reader: the file says one thing and is another.
+	DeclaredIgnored bool
+}
+
+// Options is what a caller knows about a file beside its bytes.
+type Options struct {
+	// Name is the file's base name. A charset in it (vim's
+	// menu_de_de.latin1.vim, greek_cp1253.vim, ja.sjis.po) is evidence,
+	// weighed after a declaration in the file's head.
+	Name string
+	// NoTokens leaves Result.Tokens at 0, for a caller that will know the
+	// count otherwise.
+	NoTokens bool
 }
 
 // Refusal reasons, usable with errors.Is; the normalize stage writes the
@@ -70,23 +93,28 @@ const (
 // On a refusal dst may hold partial output; the caller discards it.
 // It is safe to call from many goroutines at once on different inputs.
 func Normalize(src io.Reader, dst io.Writer) (Result, error) {
-	return normalizeCounting(src, dst, true)
+	return normalizeWith(src, dst, Options{})
 }
 
 // NormalizeUncounted is Normalize without the token count (Result.Tokens
 // stays 0): for a caller that will know the count otherwise (a refresh
 // whose text turns out to be the one it counted before).
 func NormalizeUncounted(src io.Reader, dst io.Writer) (Result, error) {
-	return normalizeCounting(src, dst, false)
+	return normalizeWith(src, dst, Options{NoTokens: true})
 }
 
 // normalizeCounting is Normalize with the token count optional, so the
 // benchmarks can show the decoder's own cost beside the tokenizer's.
 func normalizeCounting(src io.Reader, dst io.Writer, countTokens bool) (Result, error) {
+	return normalizeWith(src, dst, Options{NoTokens: !countTokens})
+}
+
+// normalizeWith is Normalize with opts.
+func normalizeWith(src io.Reader, dst io.Writer, opts Options) (Result, error) {
 	res := Result{Encoding: "utf-8"}
 	out := newSink(dst, &res)
-	out.skipTokens = !countTokens
-	err := normalize(bufio.NewReaderSize(src, sampleBytes), out, &res)
+	out.skipTokens = opts.NoTokens
+	err := normalize(bufio.NewReaderSize(src, sampleBytes), out, &res, opts.Name)
 	if err == nil {
 		err = out.close()
 	}
@@ -94,8 +122,9 @@ func normalizeCounting(src io.Reader, dst io.Writer, countTokens bool) (Result, 
 }
 
 // normalize runs the decision order docs/encoding.md describes on br and
-// streams into out.
-func normalize(br *bufio.Reader, out *sink, res *Result) error {
+// streams into out; name is the file's base name, for the charset it may
+// declare.
+func normalize(br *bufio.Reader, out *sink, res *Result, name string) error {
 	head, atEOF, err := peek(br)
 	if err != nil || len(head) == 0 {
 		return err
@@ -131,11 +160,15 @@ func normalize(br *bufio.Reader, out *sink, res *Result) error {
 	// text. The sample then keeps a little ASCII before that byte, so the
 	// scorer sees the word it sits in.
 	atStart := true
+	var decls []declaration // what the file's head and name declare, read before the head is passed on
 	for firstNonASCII(head) < 0 {
-		atStart = false
 		if atEOF {
 			return out.write(head, true) // ASCII, reported as utf-8
 		}
+		if atStart {
+			decls = findDeclarations(head, name)
+		}
+		atStart = false
 		// A full sample: write all but its last contextBytes.
 		n := len(head) - contextBytes
 		if err := out.write(head[:n], false); err != nil {
@@ -160,8 +193,13 @@ func normalize(br *bufio.Reader, out *sink, res *Result) error {
 		}
 	}
 
-	// 4. Valid UTF-8, or a legacy charset chosen by detection and scoring.
-	d := decide(head, atEOF, atStart)
+	// 4. Valid UTF-8, or a legacy charset: declared and consistent with the
+	// bytes, or chosen by detection and scoring.
+	if atStart {
+		decls = findDeclarations(head, name)
+	}
+	d := decideDeclared(head, atEOF, atStart, decls)
+	res.Declared, res.DeclaredIgnored = d.declared, d.declaredIgnored
 	if d.err != nil {
 		return d.err
 	}

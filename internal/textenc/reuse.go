@@ -23,10 +23,9 @@ type Normalizer struct {
 	chunk   []byte
 }
 
-// Normalize streams src to dst as Normalize does, with n's buffers. With
-// countTokens false, Result.Tokens is left at 0 for a caller that counts
-// the whole text itself.
-func (n *Normalizer) Normalize(src io.Reader, dst io.Writer, countTokens bool) (Result, error) {
+// Normalize streams src to dst as Normalize does, with n's buffers and
+// what opts says of the file.
+func (n *Normalizer) Normalize(src io.Reader, dst io.Writer, opts Options) (Result, error) {
 	if n.br == nil {
 		n.br = bufio.NewReaderSize(src, sampleBytes)
 		n.out = make([]byte, 0, flushBytes+utf8.UTFMax+1)
@@ -36,8 +35,8 @@ func (n *Normalizer) Normalize(src io.Reader, dst io.Writer, countTokens bool) (
 	}
 	defer n.br.Reset(nil) // hold no reference to src between calls
 	res := Result{Encoding: "utf-8"}
-	out := &sink{dst: dst, res: &res, out: n.out[:0], pending: n.pending[:0], chunk: n.chunk, skipTokens: !countTokens}
-	err := normalize(n.br, out, &res)
+	out := &sink{dst: dst, res: &res, out: n.out[:0], pending: n.pending[:0], chunk: n.chunk, skipTokens: opts.NoTokens}
+	err := normalize(n.br, out, &res, opts.Name)
 	if err == nil {
 		err = out.close()
 	}

@@ -31,12 +31,12 @@ func TestNormalizerReuse(t *testing.T) {
 		for i, in := range inputs {
 			var want, got bytes.Buffer
 			wantRes, wantErr := Normalize(strings.NewReader(in), &want)
-			gotRes, gotErr := n.Normalize(strings.NewReader(in), &got, true)
+			gotRes, gotErr := n.Normalize(strings.NewReader(in), &got, Options{})
 			if gotRes != wantRes || !errors.Is(gotErr, wantErr) && gotErr != wantErr || got.String() != want.String() {
 				t.Errorf("round %d input %d: Normalizer = %+v %v %q…, Normalize = %+v %v %q…", round, i,
 					gotRes, gotErr, head40(got.String()), wantRes, wantErr, head40(want.String()))
 			}
-			if gotRes, _ := n.Normalize(strings.NewReader(in), io.Discard, false); gotRes.Tokens != 0 {
+			if gotRes, _ := n.Normalize(strings.NewReader(in), io.Discard, Options{NoTokens: true}); gotRes.Tokens != 0 {
 				t.Errorf("input %d: %d tokens counted with countTokens false", i, gotRes.Tokens)
 			}
 		}

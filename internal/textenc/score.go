@@ -2,8 +2,11 @@ package textenc
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding/japanese"
 )
 
 // plausibility scores decoded text from 0 to 1: the average, over its
@@ -21,6 +24,7 @@ func plausibility(text string, p profile) float64 {
 	mixed := mixedCaseWords(rs)
 	var sum float64
 	n, kana, han := 0, 0, 0
+	level1 := true // every kanji of a Shift-JIS reading is in JIS level 1
 	for i, r := range rs {
 		if r < 0x80 {
 			continue
@@ -48,10 +52,17 @@ func plausibility(text string, p profile) float64 {
 			}
 		case script == scriptHan:
 			han++
+			if p == profileSJIS {
+				if isJISLevel1(r) {
+					w = max(w, jisLevel1Weight)
+				} else {
+					level1 = false
+				}
+			}
 			if p == profileKo {
 				w *= 0.5 // Korean text is written in Hangul; hanja are the exception
 			}
-		case script == scriptHangul && (p == profileZh || p == profileJa):
+		case script == scriptHangul && (p == profileZh || p == profileJa || p == profileSJIS):
 			w = min(w, 0.3) // GBK and EUC-JP bytes hold no Hangul; decoders that yield it misread
 		}
 		sum += w
@@ -61,6 +72,7 @@ func plausibility(text string, p profile) float64 {
 		return 1
 	}
 	score := sum / float64(n)
+
 	if p == profileWide {
 		// A UTF-16 or UTF-32 reading has its own evidence: the byte
 		// structure (NULs where ASCII is, valid surrogate pairs), which a
@@ -71,9 +83,13 @@ func plausibility(text string, p profile) float64 {
 		// UTF-32 unit reaches.
 		score = max(score, textLangPlausibility(text), wideShape(rs))
 	}
-	if p == profileJa && han > 0 && kana == 0 {
+	if (p == profileJa || p == profileSJIS && !level1) && han > 0 && kana == 0 {
 		// Japanese prose without a single kana is rare; Chinese or Korean
 		// bytes read as Shift-JIS or EUC-JP give exactly that: kanji only.
+		// Not so a Shift-JIS reading whose kanji are all in JIS level 1
+		// (lead bytes 0x88-0x98), where no Chinese or Korean byte pair
+		// lands (theirs start at 0xA1): a name in a comment ("亀井哲弥")
+		// is Japanese without kana.
 		score *= 0.7
 	}
 	return score
@@ -164,7 +180,8 @@ type profile int
 const (
 	profileAny  profile = iota
 	profileZh           // GBK, GB18030, Big5
-	profileJa           // Shift-JIS, EUC-JP, ISO-2022-JP
+	profileJa           // EUC-JP, ISO-2022-JP
+	profileSJIS         // Shift-JIS: Japanese, whose lead byte tells its frequent kanji
 	profileKo           // EUC-KR
 	profileWide         // UTF-16 and UTF-32
 )
@@ -173,7 +190,9 @@ func profileOf(charsetName string) profile {
 	switch charsetName {
 	case "gbk", "gb18030", "big5":
 		return profileZh
-	case "shift_jis", "euc-jp", "iso-2022-jp":
+	case "shift_jis":
+		return profileSJIS
+	case "euc-jp", "iso-2022-jp":
 		return profileJa
 	case "euc-kr":
 		return profileKo
@@ -251,8 +270,11 @@ func runeWeight(r, prev, next rune) float64 {
 	case r >= 0xc0 && r <= 0x24f && r != 0xd7 && r != 0xf7: // accented Latin letters
 		return latinWeight(r, prev, next)
 	case r >= 0xa0 && r <= 0xbf, r == 0xd7, r == 0xf7: // Latin-1 symbols
-		if strings.ContainsRune("\u00a0«»°©®±×÷·§¿¡£¥¢", r) {
+		switch {
+		case strings.ContainsRune("\u00a0«»°©®±×÷·§¿¡£¥¢", r):
 			return 0.8
+		case r == '´' && isASCIILetter(prev) && isASCIILetter(next):
+			return 0.9 // an apostrophe, as many typed it: "user´s"
 		}
 		return 0.15
 	case r >= 0x2010 && r <= 0x206f: // general punctuation
@@ -261,6 +283,11 @@ func runeWeight(r, prev, next rune) float64 {
 		}
 		return 0.3
 	case r == '€', r == '™':
+		return 0.8
+	case isCJKSymbol(r):
+		// Arrows and shapes that GB2312, Big5, KS X 1001 and JIS hold
+		// among their first symbols, and lists and menus in those
+		// charsets use ("※ ↑ ○ ● △ ▲").
 		return 0.8
 	case r >= 0x2500 && r <= 0x259f: // box drawing and block elements: what
 		// KOI8-R and code page 866 make of CJK bytes; real in their own files,
@@ -350,3 +377,37 @@ func runeBits(s string, lo, hi rune) []uint64 {
 
 func isCommonHan(r rune) bool    { return hanBits[(r-0x4e00)/64]&(1<<((r-0x4e00)%64)) != 0 }
 func isCommonHangul(r rune) bool { return hangulBits[(r-0xac00)/64]&(1<<((r-0xac00)%64)) != 0 }
+
+// jisLevel1Weight is the weight of a kanji of JIS X 0208 level 1, the
+// 2,965 in everyday use, read as Shift-JIS.
+const jisLevel1Weight = 0.6
+
+// jisLevel1 holds the runes of JIS X 0208 level 1 (Shift-JIS
+// 0x889F-0x9872), as a bit set over the CJK ideographs, built once by
+// decoding that byte range with x/text's table.
+var jisLevel1 = sync.OnceValue(func() []uint64 {
+	bits := make([]uint64, (0x9fff-0x4e00)/64+1)
+	dec := japanese.ShiftJIS.NewDecoder()
+	for lead := 0x88; lead <= 0x98; lead++ {
+		for trail := 0x40; trail <= 0xfc; trail++ {
+			b, err := dec.Bytes([]byte{byte(lead), byte(trail)})
+			if err != nil {
+				continue
+			}
+			if r, _ := utf8.DecodeRune(b); r >= 0x4e00 && r <= 0x9fff {
+				bits[(r-0x4e00)/64] |= 1 << ((r - 0x4e00) % 64)
+			}
+		}
+	}
+	return bits
+})
+
+func isJISLevel1(r rune) bool {
+	return r >= 0x4e00 && r <= 0x9fff && jisLevel1()[(r-0x4e00)/64]&(1<<((r-0x4e00)%64)) != 0
+}
+
+// isCJKSymbol reports the arrows and shapes that GB2312, Big5, KS X 1001
+// and JIS hold among their first symbols.
+func isCJKSymbol(r rune) bool {
+	return r >= 0x2190 && r <= 0x2199 || r >= 0x25a0 && r <= 0x25ff || strings.ContainsRune("※☆★♀♂〓", r)
+}

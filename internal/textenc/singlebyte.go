@@ -64,22 +64,36 @@ var singleByteCharsets = []charset{
 }
 
 // priorBits is the prior cost of the charset at index i of
-// singleByteCharsets, in bits, paid once per file: 0 for the common ones,
-// 3 for the less common, 12 for the rare. It matters when a file holds few
-// non-ASCII bytes: "niño" read as ISO-8859-4 is Latvian-looking "niņo",
-// and only the prior says that Windows-1252 is far more likely. 8 bits for
-// the rare ones was too little: hunspell's Norwegian nb_NO.dic (Latin-1,
-// one "è" among 783 non-ASCII bytes) read as ISO-8859-4's "č" at the same
-// total, and was refused.
+// singleByteCharsets, in bits, paid once per file: 0 for Windows-1252 and
+// ISO-8859-1, westernLeadBits more for every other charset, and on top of
+// that 0 for the other common ones, 3 for the less common, 12 for the
+// rare. It matters when a file holds few non-ASCII bytes: "niño" read as
+// ISO-8859-4 is Latvian-looking "niņo", and only the prior says that
+// Windows-1252 is far more likely. 8 bits for the rare ones was too
+// little: hunspell's Norwegian nb_NO.dic (Latin-1, one "è" among 783
+// non-ASCII bytes) read as ISO-8859-4's "č" at the same total, and was
+// refused.
 func priorBits(i int) int {
 	switch {
-	case i < 7:
+	case i == 0 || singleByteCharsets[i].name == "iso-8859-1":
 		return 0
+	case i < 7:
+		return westernLeadBits
 	case i < 22:
-		return 3
+		return westernLeadBits + 3
 	}
-	return 12
+	return westernLeadBits + 12
 }
+
+// westernLeadBits is how much more likely, a priori, Windows-1252 (and
+// Latin-1, which reads its letters alike) is than any other charset: the
+// charset of Western Europe, the Americas and every English Windows
+// system, by far the most common legacy charset in the files we read. A
+// factor of four. It decides what no letter does: an English web page
+// whose one accented letter ("Jon Breitenbèucher") reads as Czech "č" in
+// Windows-1250 at the same cost, the curly quotes, dashes and no-break
+// spaces around it being the same bytes in both.
+const westernLeadBits = 2
 
 // sbTable is a single-byte charset's upper half, with what the scorer needs
 // of each byte precomputed.
@@ -179,6 +193,10 @@ const (
 	costStrayMark    = 16 * langUnitsPerBit // the same anywhere else
 	costMarkOnLatin  = 24 * langUnitsPerBit // the same on an ASCII letter: Latin-1 "Sören" read as Windows-1256
 	costScriptMix    = 8 * langUnitsPerBit  // a letter of another script beside an ASCII letter
+	costBoxLine      = 1 * langUnitsPerBit  // box drawing beside no letter: a DOS menu or table
+	costApostrophe   = 2 * langUnitsPerBit  // ’ or ´ between two letters
+	costCapsText     = 16 * langUnitsPerBit // once, for Cyrillic or Greek mostly in capitals
+	costLetterRun    = 8 * langUnitsPerBit  // a letter repeating the one or two before it a third time: a line drawn with another charset's bytes
 )
 
 // isUnknownMark reports a combining mark that is in no model's alphabet:
@@ -223,6 +241,7 @@ type sbScore struct {
 	charset int // index in singleByteCharsets
 	lang    int // index in langs().models
 	units   int // quarter bits: bigram costs in that language, plus symbols and case
+	caps    int // quarter bits of units for a text of capitals (costCapsText)
 	prior   int // quarter bits: the charset's prior cost
 	total   int // units + prior + the language's handicap (typicalCost): what is ranked
 	bytes   int // non-ASCII bytes scored
@@ -257,7 +276,7 @@ func nonASCIIPositions(head []byte) []int {
 // ok is false if a byte has no character in the charset, or no language is
 // written in it. Only bytes next to the positions are read, so the cost
 // does not depend on the file's size.
-func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool) {
+func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool, ctx []int) (sbScore, bool) {
 	t := sbTables()[ci]
 	s := langs()
 	res := sbScore{charset: ci, lang: -1, bytes: len(pos)}
@@ -268,7 +287,13 @@ func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool)
 	// The language-free part, and the bigrams as letter-id pairs.
 	type pair struct{ a, b uint16 }
 	pairs := make([]pair, 0, 2*len(pos))
+	type wordEnd struct {
+		a, c     uint16 // what precedes the letter, and the letter
+		stressed bool   // isStressAccent
+	}
+	var ends []wordEnd // letters ending a word
 	extra := 0
+	capsRun, lowerOther := 0, 0 // non-Latin capitals after a capital, and lower-case letters
 	for k, i := range pos {
 		c := head[i]
 		if t.flags[c]&flagUndefined != 0 {
@@ -292,13 +317,58 @@ func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool)
 			continue // the letters on either side are scored without it
 		}
 		if t.flags[c]&flagLetter == 0 {
-			extra += int(t.sym[c])
-			if t.flags[prev]&flagLetter != 0 && t.flags[next]&flagLetter != 0 && t.runes[c] != '’' {
+			switch {
+			case t.runes[c] == '\u00a0' && (prev < 0x80 || prev == c) && (next < 0x80 || next == c) &&
+				(t.flags[prev]&flagLetter == 0 || t.flags[next]&flagLetter == 0):
+				// A no-break space among ASCII or other no-break spaces, not
+				// between two letters: as common as a space in text from
+				// Word or HTML (">\u00a0\u00a0\u00a0<input"), and the same
+				// byte in every Windows and ISO charset; KOI8-R reads it as
+				// "═", code page 850 as "á". (Code page 866's "а" among
+				// other Cyrillic bytes is not this.)
+			case boxShape(t, head, i):
+				// A line or corner of a box, beside other box drawing,
+				// spaces or ASCII: what DOS text draws its menus and tables
+				// with ("║ 1. Открыть ║"). The same bytes in a Windows or
+				// ISO charset are letters, which pay for the run they make.
+				extra += costBoxLine
+			case isApostrophe(t.runes[c]) && t.flags[prev]&flagLetter != 0 && t.flags[next]&flagLetter != 0:
+				// "Writer’s", "don´t": as common in English text as any
+				// letter, and the same byte in every Windows charset.
+				extra += costApostrophe
+			default:
+				extra += int(t.sym[c])
+				if i >= 5 && head[i-1] != c && repeats(head, i) {
+					// The third of a pair of symbols in a row ("°¥°¥°¥"):
+					// a drawing made of Big5's "●●●" read as Mac Roman.
+					// (A run of one symbol is real: no-break spaces, dashes.)
+					extra += costLetterRun
+				}
+			}
+			if t.flags[prev]&flagLetter != 0 && t.flags[next]&flagLetter != 0 && !isApostrophe(t.runes[c]) {
 				extra += costInWord
 			}
 		} else {
 			if t.flags[c]&flagUpper != 0 && t.flags[prev]&flagLower != 0 {
 				extra += costCaseFlip
+			}
+			if t.runes[c] >= 0x370 && t.flags[prev]&flagLetter == 0 && foreignWord(t, head, i) {
+				extra += costForeignWord
+			}
+			if t.runes[c] >= 0x370 {
+				switch {
+				case t.flags[c]&flagLower != 0:
+					lowerOther++
+				case t.flags[c]&flagUpper != 0 && t.flags[prev]&flagUpper != 0:
+					capsRun++
+				}
+			}
+			if repeats(head, i) {
+				// The third of a letter, or of a pair of letters, in a row:
+				// no language writes that, but a box's line in code page 866
+				// read as Windows-1251 does ("ЙНННННН»"), and a row of Big5's
+				// "●" read as Windows-874 ("กดกดกด").
+				extra += costLetterRun
 			}
 			if t.runes[c] >= 0x370 && (isASCIILetter(rune(prev)) || isASCIILetter(rune(next))) {
 				// Cyrillic, Greek, Arabic... glued to a Latin letter: what
@@ -306,13 +376,36 @@ func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool)
 				extra += costScriptMix
 			}
 		}
-		if k == 0 || pos[k-1] != i-1 { // the pair before, unless the previous byte already added it
+		afterASCII := k == 0 || pos[k-1] != i-1
+		if t.flags[c]&flagLetter != 0 && afterASCII && t.ids[next] == 0 {
+			// A word ends in it (or it is the word): weighed as a whole,
+			// see wordEnd.
+			ends = append(ends, wordEnd{t.ids[prev], t.ids[c], isStressAccent(t.runes[c])})
+			continue
+		}
+		if afterASCII { // the pair before, unless the previous byte already added it
 			pairs = append(pairs, pair{t.ids[prev], t.ids[c]})
 		}
 		pairs = append(pairs, pair{t.ids[c], t.ids[next]})
 	}
 
-	best := -1
+	if capsRun > lowerOther {
+		// More capitals after capitals than lower-case letters: Russian or
+		// Greek text in capitals (a Forth file's constants, a heading) is
+		// real but rare, and it is all that Hangul or Han bytes read as
+		// ISO-8859-5, KOI8-R or Windows-1251 ever are ("БМИВ" for 굴림,
+		// "ЛЮМЁ" for 擂台). Paid once, like a prior: a few such letters
+		// are doubtful, a file of them is judged by its words.
+		res.caps = costCapsText
+		extra += costCapsText
+	}
+
+	// The language is the one that explains the non-ASCII letters best
+	// (res.lang and res.units, which say how probable the text is); the
+	// rank adds what each language makes of the words around them (ctx),
+	// so that Italian "più" and "è", which the dictionaries hold once each,
+	// are weighed with the Italian words they sit among.
+	best, ranked := -1, -1
 	for _, li := range t.langs {
 		m := &s.models[li]
 		units := 0
@@ -322,13 +415,22 @@ func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool) (sbScore, bool)
 				units += int(m.cost[int(a)*m.n+int(b)])
 			}
 		}
-		ranked := units + m.handicap*len(pos)
-		if res.lang < 0 || ranked < best {
-			best, res.lang, res.units = ranked, li, units+extra
+		for _, p := range ends {
+			units += m.wordEnd(p.a, p.c, p.stressed)
+		}
+		own := units + m.handicap*len(pos)
+		if res.lang < 0 || own < best {
+			best, res.lang, res.units = own, li, units+extra
+		}
+		if ctx != nil {
+			own += ctx[li]
+		}
+		if ranked < 0 || own < ranked {
+			ranked = own
 		}
 	}
 	res.prior = priorBits(ci) * langUnitsPerBit
-	res.total = best + extra + res.prior
+	res.total = ranked + extra + res.prior
 	return res, true
 }
 
@@ -363,12 +465,13 @@ const (
 // text is already garbled.
 func bestSingleByte(head []byte, atEOF bool) (charset, float64, error) {
 	pos := nonASCIIPositions(head)
-	if len(pos) == 0 {
+	if len(pos) == 0 || codeTable(head, pos) {
 		return charset{}, 0, ErrUndecodable
 	}
 	var scores []sbScore
+	ctx := contextCosts(head, pos)
 	for ci := range singleByteCharsets {
-		if s, ok := scoreSingleByte(ci, head, pos, atEOF); ok {
+		if s, ok := scoreSingleByte(ci, head, pos, atEOF, ctx); ok {
 			scores = append(scores, s)
 		}
 	}
@@ -390,6 +493,14 @@ func bestSingleByte(head []byte, atEOF bool) (charset, float64, error) {
 			continue
 		}
 		p := best.plausibility()
+		if !hasLetter(tables[best.charset], head, pos) && !mostlyBoxes(tables[best.charset], head, pos) {
+			// Symbols only: the language models, whose limits are set for
+			// letters, have nothing to judge, and "±¼¸²" (굴림 in EUC-KR
+			// read as Windows-1252) would pass them. Judged symbol by
+			// symbol: “quotes”, dashes, no-break spaces are text, ¼ ¸ ² are
+			// not. (A DOS box is judged by its shape, boxShape.)
+			p = plausibility(text, profileAny)
+		}
 		if p < minScore && westernLatin[singleByteCharsets[best.charset].name] && best.bytes <= maxNameBytes && lettersOrCommon(text) {
 			// A few accented letters in English text are names from
 			// several languages ("Christophe Bué", "Marko Käärämees",

@@ -22,6 +22,8 @@ const (
 	// newline, CR, form feed, vertical tab and escape) above which the text
 	// is called binary: 1 in 50.
 	maxControlShare = 50
+	// maxUTF8ControlShare is the same for valid UTF-8: one in four.
+	maxUTF8ControlShare = 4
 )
 
 // sink receives decoded text in arbitrary chunks and writes it out
@@ -223,7 +225,15 @@ func (s *sink) close() error {
 	if s.res.Bytes > 0 && s.lastOut != '\n' {
 		s.res.Lines++
 	}
-	if s.controls*maxControlShare > s.runes {
+	share := int64(maxControlShare)
+	if s.res.Encoding == "utf-8" {
+		// Valid UTF-8 (or ASCII) is refused only when controls are a
+		// good part of it: a vim keymap holds a literal ^V on every line.
+		// A legacy reading thick with controls is binary read as a
+		// single-byte charset.
+		share = maxUTF8ControlShare
+	}
+	if s.controls*share > s.runes {
 		return ErrBinary
 	}
 	if s.keepFFFD && s.moji.isMojibakeUTF8(s.nonASCII) {

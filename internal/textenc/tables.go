@@ -42,7 +42,9 @@ const commonHan = "" +
 	"絶囲闘挙銭楽弾仮晩脳継薬険労歓竜検霊徴読圧懐仏歳鉄芸悪戸釈壊雑剣欠県蔵録郷帰揺沢択売栄巻荘糸黙戯隠拡穏斉緑呉円寛"
 
 // commonHangul holds about 407 frequent Hangul syllables (out of the 2,350 in
-// KS X 1001); GBK or Big5 bytes misread as EUC-KR decode to Hangul syllables
+// KS X 1001), and the syllables of the Korean system fonts' names (굴림,
+// 돋움, 바탕, 궁서, 맑은 고딕), which every Korean style sheet and web page
+// names; GBK or Big5 bytes misread as EUC-KR decode to Hangul syllables
 // spread evenly over the table, so they rarely land here.
 const commonHangul = "" +
 	"이다는의에을하고가를한지로서기사자도으대리수인정아어나시해적일구게국전주부장보상요만경제라있위여동성들와과면했소것원우그" +
@@ -51,4 +53,5 @@ const commonHangul = "" +
 	"같많새든각른태청응답네워크번호름디밀확취속막읽쓰찾알르느끼필불쁘작높낮길짧빠쉽렵께며됩됐죠군걸렇런려례론루률릅릉맞매머먹" +
 	"먼멀메몇몸못뭐므민바박반받밝밤밥배백벌벗벽별병복봄봉북빛살삶삼색석섬센셨손송숙순술숨쉬슬승십싶싸씨악앉앞애약양억얼엄업었" +
 	"엇역염옆예온올옷완왔왜외욕울움웃육윤잃임잊잘잠재쟁절점접존좀죽준줄즈즉즐증직질짓짜째쪽차착찬참창채천철첫초최추축충측칠침" +
-	"카커케코큰키타탄탈토투특티판팔퍼페편평포표품피항향허현형혹환활효후훈휘휴흐흔희힘왕곳곧검겠드립"
+	"카커케코큰키타탄탈토투특티판팔퍼페편평포표품피항향허현형혹환활효후훈휘휴흐흔희힘왕곳곧검겠드립" +
+	"굴림돋탕궁맑딕"
