@@ -425,9 +425,9 @@ func scoreLegacyRepo(tb testing.TB, repo legacyRepo, root, out string, labels []
 			}
 		case refusedBy(e):
 			r.verdict, r.detail = "refused", e.Reason
-		case why[l.path].Rule == "junk name":
-			// A backup or temporary file (foo.c.orig, menu.BAK) is left
-			// out by its name, whatever its encoding: not an encoding
+		case why[l.path].Rule == "junk name" || e.Category == "data" && e.Reason == "backup":
+			// A backup or temporary file (foo.c.orig, menu.BAK, room.c.old)
+			// is left out by its name, whatever its encoding: not an encoding
 			// verdict, so not scored (counted with the unsettled).
 			r.verdict, r.detail = "by-name", e.Category+"/"+e.Reason
 		default:
