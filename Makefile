@@ -261,6 +261,6 @@ bench-encoding:
 # development and held-out repositories apart, valid UTF-8 files refused or
 # changed, and uchardet on the same files when it is installed. Held-out
 # files are counted, not named (REPOPREP_LEGACY_HELDOUT=show names them).
-REPOPREP_LEGACY ?= /work/eval/legacy
+REPOPREP_LEGACY ?= $(CURDIR)/.bench/legacy
 bench-legacy:
 	REPOPREP_LEGACY=$(REPOPREP_LEGACY) $(GO) test -run '^$$' -bench '^BenchmarkLegacyCorpus$$' -benchtime 1x -timeout 60m -v ./pipeline/

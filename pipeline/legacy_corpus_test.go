@@ -21,7 +21,7 @@ import (
 	"github.com/repoprep/repoprep/snapshot"
 )
 
-// The legacy corpus benchmark (make bench-legacy) measures issue 31's
+// The legacy corpus benchmark (make bench-legacy) measures the
 // encoding targets on real repositories. $REPOPREP_LEGACY (never committed)
 // holds
 //
@@ -46,7 +46,7 @@ import (
 // uchardet, when installed, is scored on the same files as a peer: its
 // answer decoded with iconv, as a user of it would. The benchmark fails on
 // any garbled file, any valid UTF-8 file refused or changed, and a right rate
-// under 97%: issue 31's targets. Files of the held-out repositories are
+// under 97%: the targets for real repositories. Files of the held-out repositories are
 // counted but not named unless REPOPREP_LEGACY_HELDOUT=show: whoever tunes
 // the decoder must not fit it to them.
 

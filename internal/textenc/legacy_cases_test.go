@@ -32,11 +32,11 @@ var italianMenu = "\" Menu Translations:\tItalian\n" + strings.Repeat("menutrans
 var slovakKeymap = "\" Vim Keymap file for Slovak\nlet b:keymap_name = \"sk\"\nloadkeymap\n" +
 	"=a\tá\n+c\tč\n+d\tď\n=e\té\n+e\tě\n=i\tí\n+l\tľ\n=l\tĺ\n+n\tň\n=o\tó\n+o\tô\n+r\tř\n=r\tŕ\n+s\tš\n+t\tť\n=u\tú\n+u\tů\n=y\tý\n+z\tž\n"
 
-// TestLegacyIssue31 holds one case of each kind issue 31 found staged as
+// TestLegacyCases holds one case of each kind found staged as
 // other text or refused in real repositories, each rebuilt from text
 // written for the test and encoded with x/text. Every row was garbled or
 // refused before the change it tests (in the comment).
-func TestLegacyIssue31(t *testing.T) {
+func TestLegacyCases(t *testing.T) {
 	box := func(title, line1, line2 string) string {
 		return "╔══════════════════════════╗\n║ " + title + " ║\n╠══════════════════════════╣\n║ " + line1 + " ║\n║ " + line2 + " ║\n╚══════════════════════════╝\n"
 	}
@@ -98,11 +98,11 @@ func TestLegacyIssue31(t *testing.T) {
 	}
 }
 
-// TestLegacyIssue31NeverGarbled holds bytes whose charset nothing in them
+// TestLegacyCasesNeverGarbled holds bytes whose charset nothing in them
 // tells, which were staged as other text: each must be staged as written
 // or refused. Before: Windows-1251 "а la carte", ISO-8859-5 "БМИВ" for
 // 굴림, Windows-1255 for a BBS drawing made of Big5's "◤●".
-func TestLegacyIssue31NeverGarbled(t *testing.T) {
+func TestLegacyCasesNeverGarbled(t *testing.T) {
 	drawing := "\n" + strings.Repeat("                        \x1b[41m        \x1b[31;40m◤    ◥\x1b[41m         \x1b[m\n", 3) +
 		"                        \x1b[41m        \x1b[m  \x1b[30;43m◤●\x1b[m  \x1b[41m         \x1b[m\n"
 	cases := []struct {
