@@ -264,3 +264,21 @@ bench-encoding:
 REPOPREP_LEGACY ?= $(CURDIR)/.bench/legacy
 bench-legacy:
 	REPOPREP_LEGACY=$(REPOPREP_LEGACY) $(GO) test -run '^$$' -bench '^BenchmarkLegacyCorpus$$' -benchtime 1x -timeout 60m -v ./pipeline/
+
+.PHONY: bench-mcp
+# The read server over stdio MCP beside the reference filesystem server
+# (@modelcontextprotocol/server-filesystem, pinned in serve/bench_mcp_test.go
+# and installed with npm into .bench/mcp), both driven by the official
+# TypeScript SDK client on the same 500-line heads of Go's net/http, at 1
+# and at 16 calls in flight: calls/s, p50, p99 and the ratios. BASE=HEAD
+# also measures git HEAD's build in the same run (BASE=FILE: that binary).
+# Skipped without node and npm.
+bench-mcp: build
+	@set -e; base="$(BASE)"; \
+	if [ "$$base" = HEAD ]; then \
+	  rm -rf .bench/mcp/head && mkdir -p .bench/mcp/head && git archive HEAD | tar -x -C .bench/mcp/head; \
+	  (cd .bench/mcp/head && CGO_ENABLED=0 $(GO) build -trimpath -o ../repoprep-head ./cmd/repoprep); \
+	  base=$(CURDIR)/.bench/mcp/repoprep-head; \
+	fi; \
+	REPOPREP_BENCH_MCP=$(CURDIR)/bin/repoprep REPOPREP_BENCH_MCP_BASE="$$base" REPOPREP_BENCH_MCP_CACHE=$(CURDIR)/.bench/mcp \
+	  $(GO) test -run '^TestBenchMCP$$' -count=1 -v -timeout 40m ./serve/ | grep -v '^=== RUN'

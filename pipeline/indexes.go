@@ -19,12 +19,15 @@ import (
 )
 
 // writeIndexes writes the server's indexes of the staged tree into tmp: the
-// trigram index that lets search open only the files that can match, and
-// the line marks that let a ranged read of an oversize file seek. Both are
-// built from the staged copies, after redaction, in path order.
-// Both record what they index: search.index the digest of every staged
-// path and hash, lines.json each file's hash, so a reader holding
-// files.json refuses them when they are of other texts.
+// trigram index that lets search open only the files that can match, the
+// line marks that let a ranged read of an oversize file seek, and the line
+// token counts that let read_file apply its budget without counting
+// (writeLineTokens). All are built from the staged copies, after
+// redaction, in path order.
+// Each records what it indexes: search.index and linetokens.index the
+// digest of every staged path and hash, lines.json and linetokens.index
+// each file's hash, so a reader holding files.json refuses them when they
+// are of other texts.
 // A refresh whose staged files are the previous snapshot's, byte for byte,
 // copies its indexes (refresh.Prior.CopyIndexes); otherwise it takes each unchanged
 // file's trigrams and line marks from them and reads only the others
@@ -39,6 +42,27 @@ func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, rec
 		}
 	}
 	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
+	// The line token counts are made beside the other indexes, on their
+	// own workers: they cost about as much CPU as the trigram index and
+	// need nothing from it. Counted afresh on every run: a previous
+	// snapshot's counts could be trusted only if the refresh state's MAC
+	// covered them, and it covers search.index and lines.json only.
+	counting := make(chan error, 1)
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { counting <- writeLineTokens(tctx, out, staged, workers) }()
+	err := writeSearchIndexes(ctx, out, tree, staged, workers, prev)
+	if err != nil {
+		cancel()
+		<-counting
+		return err
+	}
+	return <-counting
+}
+
+// writeSearchIndexes writes search.index and lines.json of staged (sorted
+// by path): see writeIndexes.
+func writeSearchIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, staged []*stages.Record, workers int, prev *refresh.Prior) error {
 	if prev != nil {
 		if ok, err := prev.CopyIndexes(staged, out); ok || err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,28 @@ type lineReader struct {
 
 func newLineReader(r io.Reader, maxChars int) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), maxChars: maxChars}
+}
+
+// lineReaders keeps the 64 KiB buffers of finished reads: a read of a
+// 500-line head allocated one per call, the larger part of its garbage.
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// pooledLineReader is newLineReader with a buffer from lineReaders; call
+// release when done with it.
+func pooledLineReader(r io.Reader, maxChars int) *lineReader {
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &lineReader{br: br, maxChars: maxChars}
+}
+
+// reset makes lr read r from its start, keeping its buffers.
+func (lr *lineReader) reset(r io.Reader) { lr.br.Reset(r) }
+
+// release returns lr's buffer to the pool; lr is not used again.
+func (lr *lineReader) release() {
+	lr.br.Reset(nil)
+	lineReaders.Put(lr.br)
+	lr.br = nil
 }
 
 // next returns the next line without its '\n', cut to maxChars characters,
@@ -105,25 +128,24 @@ func (lr *lineReader) skip() (ok bool, err error) {
 // cannot outlive the request.
 func (lr *lineReader) countRest(ctx context.Context) (int, error) {
 	n, last := 0, byte('\n')
-	buf := make([]byte, 64<<10)
 	for {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		k, err := lr.br.Read(buf)
-		if k > 0 {
-			n += bytes.Count(buf[:k], []byte{'\n'})
-			last = buf[k-1]
-		}
-		if errors.Is(err, io.EOF) {
-			if last != '\n' {
-				n++ // a last line without '\n'
+		if lr.br.Buffered() == 0 { // fill the reader's buffer: one read
+			if _, err := lr.br.Peek(1); errors.Is(err, io.EOF) {
+				if last != '\n' {
+					n++ // a last line without '\n'
+				}
+				return n, nil
+			} else if err != nil {
+				return 0, err
 			}
-			return n, nil
 		}
-		if err != nil {
-			return 0, err
-		}
+		buf, _ := lr.br.Peek(lr.br.Buffered())
+		n += bytes.Count(buf, []byte{'\n'})
+		last = buf[len(buf)-1]
+		lr.br.Discard(len(buf))
 	}
 }
 

@@ -182,6 +182,15 @@ func register[In any](s *Server, srv *mcp.Server, name, doc string, input, outpu
 		if err != nil {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
 		}
+		if sp := s.splicerFor(req.Session); sp != nil { // over stdio: encoded here, once (splice.go)
+			var structured any
+			if output != nil {
+				structured = ans.out
+			}
+			if res, err := sp.hold(ans.text, structured); err == nil {
+				return res, nil
+			}
+		}
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ans.text}}}
 		if output != nil {
 			res.StructuredContent = ans.out
@@ -264,7 +273,30 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // line that is not a JSON-RPC message is answered with an error when its id
 // can be read, skipped otherwise; it never ends the session.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.mcp.Run(ctx, &lineTransport{in: in, out: out, maxLine: int(s.opts.MaxBodyBytes), log: s.log})
+	sp := newSplicer()
+	in, restore := pollable(in)
+	defer restore()
+	ss, err := s.mcp.Connect(ctx, &lineTransport{in: in, out: out, maxLine: int(s.opts.MaxBodyBytes), log: s.log, splice: sp}, nil)
+	if err == nil {
+		// As mcp.Server.Run, with the session's results encoded here.
+		s.spliceMu.Lock()
+		s.splicers[ss] = sp
+		s.spliceMu.Unlock()
+		defer func() {
+			s.spliceMu.Lock()
+			delete(s.splicers, ss)
+			s.spliceMu.Unlock()
+		}()
+		closed := make(chan error, 1)
+		go func() { closed <- ss.Wait() }()
+		select {
+		case <-ctx.Done():
+			ss.Close()
+			<-closed
+			err = ctx.Err()
+		case err = <-closed:
+		}
+	}
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}

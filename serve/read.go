@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/snapshot"
 )
@@ -53,6 +54,9 @@ type FileResult struct {
 	Text string `json:"text"`
 }
 
+// maxSegmentCap bounds the room a segment's text is given up front.
+const maxSegmentCap = 1 << 20
+
 // batchLines is how many lines are counted at once. Counting is the cost of
 // a read (o200k runs at ~8 MB/s); 64 keeps the binary search in the last
 // batch to six counts of at most 64 lines.
@@ -75,12 +79,17 @@ type fileRead struct {
 	failed  string // this file's error, shown in place of its lines
 	err     error  // the same, for errors.Is when every file failed
 	batches int    // token counts taken, for the seam allowance
+	// inexact: some shown line's cost is not known on its own (its batch
+	// was counted whole), so the answer's count is taken by counting it.
+	inexact bool
 }
 
-// segment is a run of consecutive numbered lines, already formatted.
+// segment is a run of consecutive numbered lines, already formatted, and
+// what each line costs when that is known (see linecost.go).
 type segment struct {
 	start, n int
 	text     []byte
+	costs    []int
 }
 
 // readFile is the read_file tool on one pinned snapshot.
@@ -175,17 +184,17 @@ func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (ans
 		seams += fr.batches
 	}
 	if used+4*seams > budget {
-		used = tokens.Count(text)
+		used = answerTokens(reads, text)
 		for used > budget && trimLast(reads) {
 			text, ends = render(reads)
-			used = tokens.Count(text)
+			used = answerTokens(reads, text)
 		}
 		if used > budget { // nothing left to trim: drop the "line N alone needs" detail
 			for _, fr := range reads {
 				fr.tooBig = ""
 			}
 			text, ends = render(reads)
-			used = tokens.Count(text)
+			used = answerTokens(reads, text)
 		}
 		if used > budget { // unreachable given the check on need above; never serve past the budget
 			return answer{}, fmt.Errorf("%w: budget_tokens %d too small for this answer; raise it", ErrBadRequest, budget)
@@ -291,11 +300,31 @@ func (s *Server) readOne(ctx context.Context, sn *view, fr *fileRead, room int) 
 	if marks != nil && marks.Size != fi.Size() {
 		marks = nil
 	}
-	lr := newLineReader(f, s.opts.MaxLineChars)
+	// Each line's cost comes from linetokens.index when it holds this
+	// file's counts (checked against their sum and files.json); else each
+	// batch is counted.
+	var lc *lineCosts
+	if sn.tokens != nil && fr.entry != nil {
+		bp := countBufs.Get().(*[]byte)
+		defer countBufs.Put(bp)
+		data, err := sn.tokens.Counts(fr.canon, fi.Size(), fr.entry.Lines, *bp)
+		*bp = data
+		if err == nil {
+			lc = &lineCosts{counts: lineindex.NewCounts(data)}
+		}
+	}
+	lr := pooledLineReader(f, s.opts.MaxLineChars)
+	defer lr.release()
 	used, line, eof := 0, 0, false
-	var batch []byte
-	var ends []int // offset in batch after each line
+	batch := make([]byte, 0, 8<<10)
+	var ends []int  // offset in batch after each line
+	var costs []int // each line's cost, while lc knows them
 	batchStart := 0
+	// A segment's text is given room up front for its range's lines, at
+	// the file's mean line length plus the numbering, or for what the
+	// tokens left take at a few bytes each, whichever is less.
+	meanLine := fi.Size()/int64(max(fr.entry.Lines, 1)) + 12
+	textCap := 0
 
 	// flush counts the batch and keeps what fits; it reports false once the
 	// budget is spent.
@@ -303,23 +332,44 @@ func (s *Server) readOne(ctx context.Context, sn *view, fr *fileRead, room int) 
 		if len(ends) == 0 {
 			return true
 		}
-		defer func() { batch, ends = batch[:0], ends[:0] }()
+		defer func() { batch, ends, costs = batch[:0], ends[:0], costs[:0] }()
 		fr.batches++
-		k, n := fitLines(s.counter, batch, ends, room-used)
+		known := lc != nil && len(costs) == len(ends)
+		var k, n int
+		if known {
+			k, n = fitCosts(costs, room-used)
+		} else {
+			k, n = fitLines(s.counter, batch, ends, room-used)
+		}
 		if k < len(ends) {
 			fr.cut = true
 			if k == 0 && len(fr.segs) == 0 {
-				first := tokens.Count(string(batch[:ends[0]]))
+				first := 0
+				if known {
+					first = costs[0]
+				} else {
+					first = tokens.Count(string(batch[:ends[0]]))
+				}
 				fr.tooBig = fmt.Sprintf("line %d alone needs %d tokens, more than the %d left", batchStart, first, room-used)
 			}
 		}
 		if k > 0 {
 			kept := batch[:ends[k-1]]
+			var keptCosts []int
+			if known {
+				keptCosts = costs[:k]
+			} else {
+				fr.inexact = true
+			}
 			if last := len(fr.segs) - 1; last >= 0 && fr.segs[last].start+fr.segs[last].n == batchStart {
 				fr.segs[last].text = append(fr.segs[last].text, kept...)
+				fr.segs[last].costs = append(fr.segs[last].costs, keptCosts...)
 				fr.segs[last].n += k
 			} else {
-				fr.segs = append(fr.segs, segment{start: batchStart, n: k, text: slices.Clone(kept)})
+				// Room for the rest of the range at once, as far as the
+				// budget can reach, so the text is not copied as it grows.
+				text := make([]byte, 0, max(len(kept), min(textCap, 8*(room-used)+4096, maxSegmentCap)))
+				fr.segs = append(fr.segs, segment{start: batchStart, n: k, text: append(text, kept...), costs: slices.Clone(keptCosts)})
 			}
 			used += n
 		}
@@ -328,12 +378,13 @@ func (s *Server) readOne(ctx context.Context, sn *view, fr *fileRead, room int) 
 
 ranges:
 	for _, r := range fr.ranges {
+		textCap = int(min(meanLine*int64(r[1]-r[0]+1), 1<<30))
 		if marks != nil {
 			if at, off := marks.Seek(r[0]); at-1 > line {
 				if _, err := f.Seek(off, io.SeekStart); err != nil {
 					return 0, err
 				}
-				lr = newLineReader(f, s.opts.MaxLineChars)
+				lr.reset(f)
 				line = at - 1
 			}
 		}
@@ -380,8 +431,20 @@ ranges:
 			if len(ends) == 0 {
 				batchStart = line
 			}
+			lineStart := len(batch)
 			batch = appendNumbered(batch, line, fr.width, text, cutChars)
 			ends = append(ends, len(batch))
+			if lc != nil {
+				length, count, ok := lc.at(line)
+				switch {
+				case !ok || (cutChars == 0 && length != int64(len(text))):
+					lc = nil // not this text's counts after all: count the batches
+				case cutChars == 0 && count >= 0:
+					costs = append(costs, prefixTokens(fr.width, line)+count)
+				default: // cut, or too long to have been counted: count what is shown
+					costs = append(costs, tokens.Count(string(batch[lineStart:])))
+				}
+			}
 			if len(ends) == batchLines && !flush() {
 				break ranges
 			}
@@ -391,9 +454,15 @@ ranges:
 		}
 	}
 	fr.total = line
-	if marks != nil {
+	switch {
+	case marks != nil:
 		fr.total = max(line, marks.Lines)
-	} else if !eof {
+	case lc != nil:
+		// The counts were taken from this text (its hash, its size and
+		// line count are files.json's), so files.json's count holds: the
+		// rest of the file need not be read.
+		fr.total = max(line, fr.entry.Lines)
+	case !eof:
 		rest, err := lr.countRest(ctx)
 		if err != nil {
 			return 0, err
@@ -441,6 +510,9 @@ func trimLast(reads []*fileRead) bool {
 		seg := &fr.segs[len(fr.segs)-1]
 		cut := strings.LastIndexByte(string(seg.text[:len(seg.text)-1]), '\n') + 1
 		seg.text = seg.text[:cut]
+		if len(seg.costs) > 0 {
+			seg.costs = seg.costs[:len(seg.costs)-1]
+		}
 		seg.n--
 		if seg.n == 0 {
 			fr.segs = fr.segs[:len(fr.segs)-1]
@@ -602,16 +674,49 @@ func worstTrailer(fr *fileRead) int {
 	return tokens.Count(trailer(&w)) + tokens.Count(" | next: start "+strconv.Itoa(big)) + 4
 }
 
+// answerTokens is tokens.Count(text) for text = render(reads): by adding
+// up the lines' costs and the trailers' counts when every shown line's
+// cost is known (the parts meet at cuts, so the sum is exact), else by
+// counting text.
+func answerTokens(reads []*fileRead, text string) int {
+	n := 0
+	for _, fr := range reads {
+		if fr.inexact {
+			return tokens.Count(text)
+		}
+		for _, sg := range fr.segs {
+			if len(sg.costs) != sg.n {
+				return tokens.Count(text)
+			}
+			for _, c := range sg.costs {
+				n += c
+			}
+		}
+		n += tokens.Count(trailer(fr) + "\n")
+	}
+	return n
+}
+
 // render joins every file's lines and trailer into the answer text; ends[i]
 // is where file i's part of it ends.
 func render(reads []*fileRead) (text string, ends []int) {
 	var b strings.Builder
+	trailers := make([]string, len(reads))
+	size := 0
+	for i, fr := range reads {
+		trailers[i] = trailer(fr)
+		size += len(trailers[i]) + 1
+		for _, sg := range fr.segs {
+			size += len(sg.text)
+		}
+	}
+	b.Grow(size)
 	ends = make([]int, len(reads))
 	for i, fr := range reads {
 		for _, sg := range fr.segs {
 			b.Write(sg.text)
 		}
-		b.WriteString(trailer(fr))
+		b.WriteString(trailers[i])
 		b.WriteByte('\n')
 		ends[i] = b.Len()
 	}

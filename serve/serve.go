@@ -113,6 +113,9 @@ type Server struct {
 	tools    map[string]*tool // by name, for the JSON API
 	counter  *counter         // memoized token counts, shared by all snapshots
 
+	spliceMu sync.Mutex                      // guards splicers
+	splicers map[*mcp.ServerSession]*splicer // stdio sessions, whose results are encoded once (splice.go)
+
 	reloadMu sync.Mutex // serializes snapshot loads
 	mu       sync.Mutex // guards cur, badID and every snapshot's refs/retired
 	cur      *view
@@ -129,6 +132,7 @@ func New(out string, opts Options) (*Server, error) {
 		log:      opts.Logger,
 		inFlight: make(chan struct{}, opts.MaxInFlight),
 		counter:  newCounter(),
+		splicers: map[*mcp.ServerSession]*splicer{},
 	}
 	sn, err := load(out) // a source tree or a mistyped path is said in the user's terms
 	if err != nil {

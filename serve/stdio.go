@@ -32,6 +32,7 @@ type lineTransport struct {
 	out     io.WriteCloser
 	maxLine int // bytes per line; a longer line is refused unread
 	log     *slog.Logger
+	splice  *splicer // results encoded by the handlers, written in place of their placeholders; nil: none
 }
 
 // Connect starts the reader; the connection is the SDK's from then on.
@@ -111,6 +112,13 @@ func (c *lineConn) check(line []byte, size int) jsonrpc.Message {
 		c.refuse(line, jsonrpc.CodeInvalidRequest, fmt.Sprintf("nests %d levels deep, more than %d", d, maxMessageDepth), size)
 		return nil
 	}
+	if line[0] == '{' {
+		// The common line, a request of plain fields, in one pass; any
+		// other goes through the checks below.
+		if req, ok := decodeRequest(line); ok {
+			return req
+		}
+	}
 	switch line[0] {
 	case '{':
 	case '[':
@@ -139,7 +147,7 @@ func (c *lineConn) check(line []byte, size int) jsonrpc.Message {
 		c.refuse(nil, jsonrpc.CodeInvalidRequest, "id must be a string or an integer", size)
 		return nil
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
+	msg, err := decodeMessage(line)
 	if err != nil {
 		c.refuse(line, jsonrpc.CodeInvalidRequest, "not a JSON-RPC request, notification or response", size)
 		return nil
@@ -281,14 +289,26 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (c *lineConn) write(msg jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return fmt.Errorf("encode message: %w", err)
+	var data []byte
+	var err error
+	spliced := false
+	if c.t.splice != nil {
+		if data, spliced, err = c.t.splice.spliceMessage(msg); err != nil {
+			return fmt.Errorf("encode message: %w", err)
+		}
+	}
+	if !spliced {
+		if data, err = jsonrpc.EncodeMessage(msg); err != nil {
+			return fmt.Errorf("encode message: %w", err)
+		}
 	}
 	data = append(data, '\n')
 	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
 	_, err = c.t.out.Write(data)
+	c.writeMu.Unlock()
+	if spliced {
+		putSpliceBuf(data)
+	}
 	return err
 }
 

@@ -35,6 +35,7 @@ type view struct {
 	listHash string                     // sha256 of files.json, hex, as sha256sum prints it
 	trigrams *trigram.Index             // nil: search reads every file
 	lines    map[string]*lineindex.File // oversize files' line marks, by path
+	tokens   *snapshot.TokenIndex       // every staged line's token count; nil: reads count
 	warnings []string                   // index files that could not be used, for the log
 	grams    pathGrams                  // for not-found suggestions, built on the first miss
 	glob     exampleGlob                // for search's narrowing hint, found on the first use
@@ -114,6 +115,14 @@ func (sn *view) loadIndexes(snap *snapshot.Snapshot) {
 	} else {
 		sn.trigrams = ix
 	}
+	// The token index stays open: a read takes one file's counts from it.
+	if ix, err := snap.LineTokens(sn.manifest); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			sn.warnings = append(sn.warnings, fmt.Sprintf("%v; reads count tokens", err))
+		}
+	} else {
+		sn.tokens = ix
+	}
 	if data, err := snap.ReadFile(snapshot.LinesJSON); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			sn.warnings = append(sn.warnings, fmt.Sprintf("%s unreadable (%v); oversize reads scan", snapshot.LinesJSON, err))
@@ -146,7 +155,12 @@ func (sn *view) stagedPaths() []string {
 // readable (snapshot.ServedBy).
 func (sn *view) canonical(e *snapshot.Entry) string { return snapshot.ServedBy(e, sn.byPath) }
 
-func (sn *view) close() { sn.tree.Close() }
+func (sn *view) close() {
+	sn.tree.Close()
+	if sn.tokens != nil {
+		sn.tokens.Close()
+	}
+}
 
 // refresh swaps in a new snapshot when OUT changed since the last load. It
 // costs two stats per request. Any trouble (OUT missing for an instant during

@@ -29,7 +29,8 @@ type snap struct {
 	oversize []string          // staged paths flagged oversize
 	junk     []string          // listed, not staged
 	repoMap  string
-	noIndex  bool           // publish without search.index and lines.json, as older runs did
+	noIndex  bool           // publish without search.index, lines.json and linetokens.index, as older runs did
+	noTokens bool           // publish without linetokens.index: reads count their tokens
 	masked   map[string]int // staged path -> spans its text masks
 }
 
@@ -83,8 +84,8 @@ func publish(t testing.TB, out string, s snap) {
 	}
 }
 
-// writeTestIndexes writes search.index and lines.json for s, as
-// pipeline.writeIndexes does for a run.
+// writeTestIndexes writes search.index, lines.json and linetokens.index
+// for s, as pipeline.writeIndexes does for a run.
 func writeTestIndexes(t testing.TB, out string, s snap) {
 	t.Helper()
 	staged := slices.Sorted(maps.Keys(s.files))
@@ -113,6 +114,9 @@ func writeTestIndexes(t testing.TB, out string, s snap) {
 	}
 	if err := os.WriteFile(filepath.Join(out, snapshot.LinesJSON), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if !s.noTokens {
+		writeTestTokens(t, out, s)
 	}
 }
 

@@ -43,6 +43,8 @@ func (s *Snapshot) maxBytes(name string, b *bounds, exact bool) int64 {
 		return searchIndexCap(b.staged, size)
 	case name == LinesJSON && b != nil:
 		return linesCap(b.oversize, size)
+	case name == LineTokens && b != nil:
+		return lineTokensCap(b.staged)
 	case name == OversizeJSON && b != nil:
 		return oversizeCap(b.oversize, size)
 	}

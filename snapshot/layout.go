@@ -19,6 +19,7 @@ const (
 	InstructionsJSON = "instructions.json" // the agent instruction files and their imports
 	SearchIndex      = "search.index"      // the trigram index search narrows files with
 	LinesJSON        = "lines.json"        // line marks of the oversize files, for ranged reads
+	LineTokens       = "linetokens.index"  // every staged line's length and token count, for budgets by lookup
 	TreeDir          = "tree"              // the staged texts, at their repository paths
 	// StateFile is the refresh state: not part of the contract (readers
 	// ignore it), published and removed with the snapshot it describes.

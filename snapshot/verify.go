@@ -48,7 +48,9 @@ func (d Drift) String() string { return d.Path + ": " + d.Problem }
 // search.index and lines.json must be bound to the staged files (search
 // index's content digest, lines.json's hashes and sums), load, and list
 // the staged (and staged oversize) files with their sizes; lines.json's
-// marks must be those of the staged text. Every file is read within its
+// marks must be those of the staged text. linetokens.index must be bound
+// to the staged files and hold the line lengths and token counts their
+// texts give. Every file is read within its
 // cap (ReadFile).
 // It errs only when outDir cannot be checked at all (ErrNotSnapshot
 // when it holds no files.json) or ctx is done. Files
@@ -60,6 +62,11 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 	}
 	defer snap.Close()
 	v := &verifier{snap: snap, previews: map[string]string{}, lines: map[string]*lineindex.File{}}
+	defer func() {
+		if v.tokens != nil {
+			v.tokens.Close()
+		}
+	}()
 
 	m := v.manifest()
 	v.oversize(m)
@@ -88,6 +95,7 @@ type verifier struct {
 	snap     *Snapshot
 	previews map[string]string          // oversize.json's preview by path, checked against the staged file
 	lines    map[string]*lineindex.File // lines.json's marks by path, checked against the staged file
+	tokens   *TokenIndex                // linetokens.index when its records check out, for tree() to compare with the texts
 	mu       sync.Mutex
 	drifts   []Drift
 }
@@ -455,7 +463,11 @@ func (v *verifier) tree(ctx context.Context, m *Manifest) error {
 			break
 		}
 		g.Go(func() error {
-			c, err := measureStaged(gctx, tree, e.Path, e.Oversize && v.lines[e.Path] != nil)
+			var lc *lineindex.LineCounter
+			if v.tokens != nil {
+				lc = &lineindex.LineCounter{}
+			}
+			c, err := measureStaged(gctx, tree, e.Path, e.Oversize && v.lines[e.Path] != nil, lc)
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
@@ -475,6 +487,9 @@ func (v *verifier) tree(ctx context.Context, m *Manifest) error {
 			}
 			if c.marks != nil {
 				v.checkMarks(e.Path, c.marks.File())
+			}
+			if lc != nil {
+				v.checkTokens(e.Path, lc)
 			}
 			return nil
 		})
@@ -523,9 +538,9 @@ const maxTokenBatchBytes = 1 << 20
 // measureStaged streams one staged file once: BLAKE3 over its bytes, lines
 // as the staged files count them (newlines, plus one for a last line
 // without one) and the token bounds, with one count of the text, and its
-// line marks if marks is set (an oversize file's). Safe for concurrent
-// use.
-func measureStaged(ctx context.Context, tree *os.Root, name string, marks bool) (staged, error) {
+// line marks if marks is set (an oversize file's), and its line token
+// counts into lc unless it is nil. Safe for concurrent use.
+func measureStaged(ctx context.Context, tree *os.Root, name string, marks bool, lc *lineindex.LineCounter) (staged, error) {
 	f, err := tree.Open(filepath.FromSlash(name))
 	if err != nil {
 		return staged{}, err
@@ -560,6 +575,9 @@ func measureStaged(ctx context.Context, tree *os.Root, name string, marks bool) 
 		if len(chunk) > 0 {
 			if c.marks != nil {
 				c.marks.Write(chunk)
+			}
+			if lc != nil {
+				lc.Write(chunk)
 			}
 			batch = append(batch, chunk...)
 			last = chunk[len(chunk)-1]

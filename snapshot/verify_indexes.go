@@ -228,12 +228,15 @@ func (s *Snapshot) LineIndex(m *Manifest) (lx *lineindex.Index, data []byte, err
 // their current sizes; lines.json's marks must match their sums and it
 // must list exactly the staged oversize files with their hashes, line
 // counts and sizes. The marks themselves are compared with the staged
-// text's as tree() reads it (v.lines). A stale index would make search
+// text's as tree() reads it (v.lines). linetokens.index must be bound to
+// the staged files and carry each one's hash, size, line count and
+// summed counts (tokenIndex); tree() compares the counts with the text's. A stale index would make search
 // miss matches, and stale marks would label lines wrong.
 func (v *verifier) indexes(m *Manifest) {
 	if m == nil {
 		v.regularIndex(SearchIndex)
 		v.regularIndex(LinesJSON)
+		v.regularIndex(LineTokens)
 		return
 	}
 	var staged []string
@@ -250,6 +253,7 @@ func (v *verifier) indexes(m *Manifest) {
 		}
 		return fi.Size()
 	}
+	v.tokens = v.tokenIndex(m, size)
 	if v.regularIndex(SearchIndex) {
 		ix, _, err := v.snap.SearchIndex(m)
 		if err != nil {

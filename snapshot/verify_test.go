@@ -120,10 +120,11 @@ func TestVerify(t *testing.T) {
 		}, []string{"tree/main.go: missing"}},
 		{"changed content", func(t *testing.T, dir string) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "main.go"), []byte("package main\n\nfunc main() {}\n\n"), 0o644))
-		}, []string{`search.index: "main.go" indexed at 29 bytes, the staged file has 30`, "tree/main.go: content changed"}},
+		}, []string{`linetokens.index: the counts of "main.go" are of 29 bytes, the staged file has 30`,
+			`search.index: "main.go" indexed at 29 bytes, the staged file has 30`, "tree/main.go: content changed"}},
 		{"changed line count", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "docs/guide.md")].Lines = 3 })
-		}, []string{"tree/docs/guide.md: 2 lines, files.json records 3"}},
+		}, []string{`linetokens.index: the counts of "docs/guide.md" are of 2 lines, files.json records 3`, "tree/docs/guide.md: 2 lines, files.json records 3"}},
 		{"extra file in tree", func(t *testing.T, dir string) {
 			noErr(t, os.WriteFile(filepath.Join(dir, "tree", "dir", "planted.sh"), []byte("rm -rf /\n"), 0o644))
 		}, []string{"tree/dir/planted.sh: not listed in files.json"}},
@@ -174,7 +175,32 @@ func TestVerify(t *testing.T) {
 		{"search.index of another snapshot", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.Files[entryIndex(m, "empty.txt")].Staged = false })
 			noErr(t, os.Remove(filepath.Join(dir, "tree", "empty.txt")))
-		}, []string{"search.index: not built from the staged files files.json lists: its content digest is"}},
+		}, []string{"linetokens.index: not built from the staged files files.json lists: it lists 6 files with content digest",
+			"search.index: not built from the staged files files.json lists: its content digest is"}},
+		{"linetokens.index missing", func(t *testing.T, dir string) {
+			noErr(t, os.Remove(filepath.Join(dir, LineTokens)))
+		}, []string{"linetokens.index: missing"}},
+		{"linetokens.index damaged", func(t *testing.T, dir string) {
+			data, err := os.ReadFile(filepath.Join(dir, LineTokens))
+			noErr(t, err)
+			data[9] ^= 1 // in the first file's counts
+			noErr(t, os.WriteFile(filepath.Join(dir, LineTokens), data, 0o644))
+		}, []string{"linetokens.index: \"dir/nested.txt\": counts do not match their sum (damaged or edited)"}},
+		{"linetokens.index forged, its sums made again", func(t *testing.T, dir string) {
+			m, err := ReadManifest(dir)
+			noErr(t, err)
+			writeTokens(t, dir, m, func(p string, data []byte) []byte {
+				if p == "main.go" {
+					return addToCount(data, -1)
+				}
+				return data
+			})
+		}, []string{`linetokens.index: the counts of "main.go" are not its staged text's: line 1 is 12 bytes and 2 tokens, the text gives 12 bytes and 3 tokens`}},
+		{"linetokens.index truncated", func(t *testing.T, dir string) {
+			data, err := os.ReadFile(filepath.Join(dir, LineTokens))
+			noErr(t, err)
+			noErr(t, os.WriteFile(filepath.Join(dir, LineTokens), data[:len(data)-1], 0o644))
+		}, []string{"linetokens.index: not a usable token index: not this format"}},
 		{"lines.json missing", func(t *testing.T, dir string) {
 			noErr(t, os.Remove(filepath.Join(dir, LinesJSON)))
 		}, []string{"lines.json: missing"}},
@@ -276,7 +302,7 @@ func TestVerifyNoSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"oversize.json", "secrets.json", "secrets.sarif", "report.json", "REPO_MAP.md", "search.index", "lines.json", "tree"} {
+	for _, name := range []string{"oversize.json", "secrets.json", "secrets.sarif", "report.json", "REPO_MAP.md", "search.index", "lines.json", "linetokens.index", "tree"} {
 		if !slices.ContainsFunc(drifts, func(d Drift) bool { return d.Path == name }) {
 			t.Errorf("a snapshot with files.json alone: no drift for %s in %q", name, drifts)
 		}
@@ -330,8 +356,8 @@ func rewriteOversize(t *testing.T, dir string, m *Manifest, tree fstest.MapFS) {
 	rewriteIndexes(t, dir, m)
 }
 
-// rewriteIndexes writes search.index and lines.json for m's staged files
-// as a run does: from the staged copies, in path order.
+// rewriteIndexes writes search.index, lines.json and linetokens.index for
+// m's staged files as a run does: from the staged copies, in path order.
 func rewriteIndexes(t testing.TB, dir string, m *Manifest) {
 	t.Helper()
 	for _, name := range []string{SearchIndex, LinesJSON} {
@@ -363,6 +389,7 @@ func rewriteIndexes(t testing.TB, dir string, m *Manifest) {
 	}
 	noErr(t, trigram.Build(context.Background(), files, filepath.Join(dir, SearchIndex), dir))
 	noErr(t, WriteFile(filepath.Join(dir, LinesJSON), func(w *bufio.Writer) error { return lx.Encode(w) }))
+	writeTokens(t, dir, m, nil)
 }
 
 // editLines rewrites lines.json with edit applied, each file's sum made

@@ -1,7 +1,10 @@
 // Package lineindex owns OUT/lines.json: for every oversize staged file, the
 // byte offset of a line start at least every Every bytes, so a server can
 // read lines 500000-500010 of a 30 MB file by seeking, not by scanning from
-// the top, and knows the file's line count without counting.
+// the top, and knows the file's line count without counting. It also owns
+// OUT/linetokens.index (tokens.go): every staged line's length and o200k
+// count as read_file shows it, so a server applies a token budget by
+// lookup.
 //
 // Each file's marks are bound to the text they were taken from: the file
 // records that text's hash (files.json's) and a sum over its path, hash,

@@ -1,0 +1,139 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/repoprep/repoprep/internal/dirfd"
+	"github.com/repoprep/repoprep/internal/lineindex"
+	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/snapshot"
+	"github.com/repoprep/repoprep/stages"
+)
+
+// tokenWindowFiles is how far counting may run ahead of writing, in
+// files per worker: the counts of at most that many files are held at
+// once, whatever the tree's size.
+const tokenWindowFiles = 16
+
+// counters keeps LineCounters (and their line buffers) between files.
+var counters = sync.Pool{New: func() any { return new(lineindex.LineCounter) }}
+
+// copyBufs are the read buffers the counting workers stream files through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// counted is one file's token index data, once counted.
+type counted struct {
+	data        []byte
+	lines, size int64
+	done        chan struct{} // closed when the fields are set
+}
+
+// writeLineTokens writes linetokens.index: every staged text's line
+// lengths and token counts (lineindex.LineCounter), in path order, bound
+// to the staged paths and hashes by their digest, so read_file applies
+// its budget by lookup. staged is sorted by path. Files are counted from
+// their staged copies by at most workers goroutines, and written in order
+// as they are done, the counting at most a window of files ahead.
+func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int) error {
+	workers = max(workers, 1)
+	treeDir := out.Path(snapshot.TreeDir)
+	hashes := make([][32]byte, len(staged))
+	d := trigram.NewDigest()
+	for i, rec := range staged {
+		sum, err := snapshot.DecodeHash(rec.Hash)
+		if err != nil {
+			return fmt.Errorf("token index %s: %w", rec.Path, err)
+		}
+		hashes[i] = sum
+		d.Add(rec.Path, sum)
+	}
+	results := make([]counted, len(staged))
+	for i := range results {
+		results[i].done = make(chan struct{})
+	}
+	window := make(chan struct{}, tokenWindowFiles*workers) // a slot per file counted but not yet written
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		// The feeder: one worker per file, at most workers at a time, each
+		// taking a window slot that the writer gives back.
+		fg, fctx := errgroup.WithContext(gctx)
+		fg.SetLimit(workers)
+		for i, rec := range staged {
+			select {
+			case window <- struct{}{}:
+			case <-fctx.Done():
+				return fg.Wait()
+			}
+			fg.Go(func() error {
+				lc := counters.Get().(*lineindex.LineCounter)
+				defer counters.Put(lc)
+				lc.Reset()
+				if err := countFile(fctx, filepath.Join(treeDir, filepath.FromSlash(rec.Path)), lc); err != nil {
+					return fmt.Errorf("token index %s: %w", rec.Path, err)
+				}
+				data, lines, size := lc.Finish()
+				r := &results[i]
+				r.data, r.lines, r.size = append([]byte(nil), data...), lines, size
+				close(r.done)
+				return nil
+			})
+		}
+		return fg.Wait()
+	})
+	g.Go(func() error {
+		return out.WriteFile(snapshot.LineTokens, func(w *bufio.Writer) error {
+			tw := lineindex.NewTokenWriter(w, d.Sum())
+			for i, rec := range staged {
+				r := &results[i]
+				select {
+				case <-r.done:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				if err := tw.Add(rec.Path, hashes[i], r.size, r.lines, r.data); err != nil {
+					return err
+				}
+				r.data = nil
+				<-window
+			}
+			return tw.Close()
+		})
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// countFile streams one staged file into lc, checking ctx between reads.
+// Opened by its plain path, as writeIndexes does: the tree is this run's
+// own directory.
+func countFile(ctx context.Context, name string, lc *lineindex.LineCounter) error {
+	f, err := dirfd.OpenPlain(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := f.Read(*bp)
+		lc.Write((*bp)[:n])
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// stdioLines sends lines to a stdio session and returns the lines it
+// answers, by id. spliced picks ServeStdio (results encoded by the
+// handlers, splice.go) or the SDK's own encoding on the same transport.
+func stdioLines(t *testing.T, srv *Server, spliced bool, version string, lines []string) map[string]string {
+	t.Helper()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		if spliced {
+			done <- srv.ServeStdio(ctx, serverIn, serverOut)
+		} else {
+			done <- srv.MCP().Run(ctx, &lineTransport{in: serverIn, out: serverOut, maxLine: int(srv.opts.MaxBodyBytes), log: srv.log})
+		}
+	}()
+	defer func() {
+		cancel()
+		clientOut.Close()
+		clientIn.Close()
+		<-done
+	}()
+	got := map[string]string{}
+	answers := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(clientIn)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			answers <- sc.Text()
+		}
+		close(answers)
+	}()
+	await := func(id string) {
+		for {
+			select {
+			case line, ok := <-answers:
+				if !ok {
+					t.Fatalf("the session ended before answering %s", id)
+				}
+				var head struct{ ID json.RawMessage }
+				json.Unmarshal([]byte(line), &head)
+				got[string(head.ID)] = line
+				if string(head.ID) == id {
+					return
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no answer to %s in 10 s", id)
+			}
+		}
+	}
+	send := func(line string) {
+		if _, err := io.WriteString(clientOut, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	await(`"init"`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, line := range lines {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i, line))
+		await(fmt.Sprint(i))
+	}
+	return got
+}
+
+// TestStdioSplicedBytes: over stdio, every tool's answer is byte for byte
+// the message the SDK encodes, for texts that need every kind of JSON
+// escape, answers that fail, and every tool.
+func TestStdioSplicedBytes(t *testing.T) {
+	s := baseSnap()
+	s.files["web/page.html"] = "<script>if (a < b && c > d) { x = \"q\\\\\"; }</script>\n\u2028line\u2029sep\ttab\x01ctl\x7fdel\n"
+	s.files["src/app/quote.go"] = "package main\n\nconst s = `it's \"quoted\" & <tagged>`\n"
+	srv, _ := newTestServer(t, &s, Options{})
+	calls := []string{
+		`{"name":"read_file","arguments":{"files":[{"path":"web/page.html"}]}}`,
+		`{"name":"read_file","arguments":{"files":[{"path":"src/app/quote.go"},{"path":"cjk.md"},{"path":"nope.go"}]}}`,
+		`{"name":"read_file","arguments":{"files":[{"path":"big.txt"}],"budget_tokens":300}}`,
+		`{"name":"read_file","arguments":{"files":[{"path":"dump.sql","ranges":[[2000,2100]]}]}}`,
+		`{"name":"read_file","arguments":{"files":[{"path":"vendor/copy.go"}]}}`,
+		`{"name":"read_file","arguments":{"files":[{"path":"../etc/passwd"}]}}`,
+		`{"name":"read_file","arguments":{"files":[]}}`,
+		`{"name":"search","arguments":{"pattern":"TODO|<script>","context_lines":1}}`,
+		`{"name":"list_files","arguments":{"prefix":"src/"}}`,
+		`{"name":"repo_map","arguments":{}}`,
+		`{"name":"instructions","arguments":{"path":"src/app/main.go"}}`,
+		`{"name":"no_such_tool","arguments":{}}`,
+	}
+	// The oldest protocol version the SDK speaks and its newest, which
+	// wraps results in more (_meta, resultType).
+	for _, version := range []string{"2024-11-05", "2025-06-18", "2026-07-28"} {
+		want := stdioLines(t, srv, false, version, calls)
+		got := stdioLines(t, srv, true, version, calls)
+		for i := range calls {
+			id := fmt.Sprint(i)
+			if got[id] != want[id] {
+				t.Errorf("%s, %s:\nspliced %s\nSDK     %s", version, calls[i], got[id], want[id])
+			}
+			if strings.Contains(got[id], "repoprep-splice-") {
+				t.Errorf("%s, %s: a placeholder reached the client: %s", version, calls[i], got[id])
+			}
+		}
+	}
+}
+
+// TestSplicerForgets: a held result is written once; one the SDK never
+// sends (a cancelled call) is dropped once newer ones pile up; another
+// session's splicer does not take it.
+func TestSplicerForgets(t *testing.T) {
+	sp := newSplicer()
+	res, err := sp.hold("the text", map[string]int{"n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := jsonrpc.MakeID(float64(7))
+	msg := &jsonrpc.Response{ID: id, Result: raw}
+	if other, ok, _ := newSplicer().spliceMessage(msg); ok {
+		t.Errorf("another splicer spliced %s", other)
+	}
+	data, ok, err := sp.spliceMessage(msg)
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"the text"}],"structuredContent":{"n":1}}}`; !ok || err != nil || string(data) != want {
+		t.Fatalf("spliced %s (%v, %v), want %s", data, ok, err, want)
+	}
+	if _, ok, _ := sp.spliceMessage(msg); ok {
+		t.Error("a result was written twice")
+	}
+	for range 3 * maxHeldResults {
+		sp.hold("x", nil)
+	}
+	if n := len(sp.held); n > maxHeldResults+1 {
+		t.Errorf("%d results held, at most %d", n, maxHeldResults+1)
+	}
+}
+
+// TestEncodeReadResult: read_file's results, encoded by hand, are the
+// bytes json.Marshal writes, over every answer of the budget corpus
+// (texts cut, multi-file, failed files, encodings).
+func TestEncodeReadResult(t *testing.T) {
+	s := budgetCorpus(t)
+	s.files["web/page.html"] = "<a href=\"x&y\">\u2028</a>\x01\n"
+	s.files["bad/\"quoted\"&<path>.txt"] = "text\n"
+	srv, _ := newTestServer(t, &s, Options{})
+	calls := budgetCalls(s)
+	calls = append(calls,
+		ReadFileArgs{Files: []FileRequest{{Path: "web/page.html"}, {Path: "nope"}, {Path: "bad/\"quoted\"&<path>.txt"}}},
+		ReadFileArgs{Files: []FileRequest{{Path: "web/page.html"}, {Path: "http/server.go"}}, BudgetTokens: 100})
+	n := 0
+	for _, args := range calls {
+		text, res, err := read(t, srv, args)
+		if err != nil {
+			continue
+		}
+		cuts, ok := readResultCuts(&res, text)
+		if !ok {
+			t.Fatalf("%+v: the files' texts are not the answer's parts", args)
+		}
+		escaped, ends := appendJSONStringCuts(nil, text, cuts, nil)
+		got := appendReadResult(nil, &res, escaped, ends)
+		wantText, _ := json.Marshal(text)
+		want, _ := json.Marshal(res)
+		if string(escaped) != string(wantText) || string(got) != string(want) {
+			t.Fatalf("%+v:\ngot  %s\nwant %s", args, tail(string(got)), tail(string(want)))
+		}
+		n++
+	}
+	for _, r := range []ReadFileResult{{}, {Files: []FileResult{{Shown: [][]int{nil, {}}}}}, {Files: []FileResult{{}}, Failed: 1, Cut: true}} {
+		ends := make([]int, len(r.Files))
+		for i := range ends {
+			ends[i] = 1 // every text empty: after the opening quote
+		}
+		got := appendReadResult(nil, &r, []byte(`""`), ends)
+		for i := range r.Files {
+			r.Files[i].Text = ""
+		}
+		if want, _ := json.Marshal(r); string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d answers compared", n)
+	}
+}
+
+// FuzzAppendJSONString: any string, cut anywhere at character
+// boundaries, is escaped as json.Marshal escapes it, and the cut offsets
+// are where the escapes of its prefixes end.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a & b>", "\"\\\b\f\n\r\t\x00\x1f\x7f", "\u2028\u2029", "\xff\xfe", "中文\xe4\xb8", "é\u0085"} {
+		f.Add(s, uint(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, step uint) {
+		var cuts []int
+		for i := 0; step > 0 && i < len(s); i += int(step%64) + 1 {
+			for i < len(s) && !utf8.RuneStart(s[i]) {
+				i++
+			}
+			cuts = append(cuts, i)
+		}
+		got, at := appendJSONStringCuts(nil, s, cuts, nil)
+		want, _ := json.Marshal(s)
+		if string(got) != string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+		for k, c := range cuts {
+			prefix, _ := json.Marshal(s[:c])
+			if utf8.ValidString(s[:c]) && utf8.ValidString(s[c:]) && at[k] != len(prefix)-1 {
+				t.Fatalf("%q cut at %d: escape ends at %d, want %d", s, c, at[k], len(prefix)-1)
+			}
+		}
+	})
+}
