@@ -114,7 +114,10 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Mojibake = res.Mojibake
-	if res.DeclaredIgnored {
+	if res.DeclaredIgnored && res.Encoding != "utf-8" {
+		// Valid UTF-8 under an old declaration (a page converted without
+		// its meta tag, prose that quotes one) is common and harmless:
+		// only a legacy reading against the file's word is worth a line.
 		e.noteMisdeclared(rec.Path, res.Declared, res.Encoding)
 	}
 	rec.Lines, rec.Tokens, rec.OutSize = res.Lines, res.Tokens, res.Bytes
