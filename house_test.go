@@ -21,7 +21,7 @@ import (
 )
 
 // The rooms of the house and what each may import, as CONTRIBUTING.md
-// draws them: cmd → serve / pipeline → refresh → stages, repomap,
+// draws them: cmd → serve / corpus → pipeline → refresh → stages, repomap,
 // report, instructions → snapshot → internal → rules. A room is a
 // package path below the module, or a folder of packages ending in "/".
 // Test files are not rooms: they may import what they test with.
@@ -42,7 +42,9 @@ var rooms = []struct {
 	{"refresh", []string{"stages", "report", "snapshot", "internal/", "rules"}},
 	{"pipeline", []string{"refresh", "stages", "repomap", "report", "instructions", "snapshot", "internal/", "rules"}},
 	{"serve", []string{"instructions", "snapshot", "internal/", "rules"}},
-	{"cmd/", []string{"pipeline", "serve", "report", "snapshot", "instructions", "internal/", "rules"}},
+	// corpus runs pipeline once per repository and reads what it published.
+	{"corpus", []string{"pipeline", "snapshot", "internal/", "rules"}},
+	{"cmd/", []string{"corpus", "pipeline", "serve", "report", "snapshot", "instructions", "internal/", "rules"}},
 }
 
 // never: what the readers of a snapshot must not depend on at all, even

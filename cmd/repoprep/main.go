@@ -76,6 +76,7 @@ var commands = []command{
 	{"run", "[flags] [SRC]", "build and publish a snapshot of SRC (default \".\")", runRun},
 	{"serve", "[flags] OUT", "serve a snapshot to agents: MCP over stdio, or --http ADDR", runServe},
 	{"read", "[flags] OUT PATH[:START-END]", "print one read_file answer", runRead},
+	{"corpus", "[flags] LIST -o DIR | merge [flags] DIR", "build a corpus of many repositories: their snapshots and one Parquet table", runCorpus},
 	{"verify", "OUT", "check that a published snapshot is whole", runVerify},
 	{"explain", "[flags] PATH...", "say which rule decides each path's category and reason", runExplain},
 	{"baseline", "[-o FILE] OUT", "write OUT's secret fingerprints as a baseline for run --baseline", withoutCtx(runBaseline)},
@@ -99,7 +100,8 @@ func printUsage(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprint(w, "\nRun 'repoprep help <command>' for its flags and exit codes.\n"+
-		"Exit codes: 0 success, 1 failure, 2 usage error, 3 (run) secrets found.\n")
+		"Exit codes: 0 success, 1 failure, 2 usage error, 3 (run) secrets found,\n"+
+		"4 (corpus) repositories failed, 75 another run holds OUT.\n")
 }
 
 // run dispatches one command line and returns the process exit code.

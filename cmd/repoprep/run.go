@@ -26,43 +26,89 @@ search.index, lines.json and tree/. SRC is never written. On a terminal the
 run ends with an audit of what was staged, left out and found.
 docs/cli.md describes every flag; docs/output.md every file and field.`
 
+// runFlags are run's flags, which corpus shares: one definition, so the
+// two commands build snapshots from the same options.
+type runFlags struct {
+	opts         pipeline.Options
+	maxText      sizeFlag
+	sf           secretFlags
+	progressMode string
+	asJSON       bool
+	quiet        bool
+	failKinds    []string // from sf, once check has run
+}
+
+// addRunFlags registers run's flags on fs; out is what --out means for
+// the command, outDefault its default in words.
+func addRunFlags(fs *flags, rf *runFlags, out, outDefault string) {
+	rf.maxText = sizeFlag(2 << 20)
+	fs.StringVar(&rf.opts.OutDir, "out", "", out)
+	fs.doc("out", "o", "DIR", outDefault)
+	fs.IntVar(&rf.opts.Workers, "workers", 0, "size of each stage's worker pool")
+	fs.doc("workers", "", "N", "one per CPU")
+	fs.Var(&rf.maxText, "max-text-bytes", "text larger than this is staged but flagged oversize (suffixes K, M, G)")
+	fs.doc("max-text-bytes", "", "N", "2M")
+	fs.IntVar(&rf.opts.PreviewLines, "preview-lines", 100, "lines of preview per oversize file in oversize.json")
+	fs.doc("preview-lines", "", "N", "")
+	fs.StringVar(&rf.opts.Secrets, "secrets", "redact", "redact masks findings in the staged copy, report only lists them, exclude keeps the file out")
+	fs.doc("secrets", "", "MODE", "")
+	addSecretFlags(fs, &rf.opts, &rf.sf)
+	fs.BoolVar(&rf.opts.NoIgnore, "no-ignore", false, "do not honour .gitignore / .ignore files")
+	fs.doc("no-ignore", "", "", "")
+	fs.BoolVar(&rf.opts.Full, "full", false, "read every file again, reusing nothing from the previous snapshot at OUT (the snapshot is the same)")
+	fs.doc("full", "", "", "")
+	fs.StringVar(&rf.opts.RulesFile, "rules", "", "TOML rules merged over the defaults and SRC's .repoprep.toml")
+	fs.doc("rules", "", "FILE", "")
+	fs.StringVar(&rf.progressMode, "progress", "auto", "auto (a bar only when stderr is a terminal), always or never")
+	fs.doc("progress", "", "MODE", "")
+	fs.BoolVar(&rf.asJSON, "json", false, "print report.json's summary on stdout instead of the audit")
+	fs.doc("json", "", "", "")
+	fs.BoolVar(&rf.quiet, "quiet", false, "no progress and no audit; only errors on stderr")
+	fs.doc("quiet", "q", "", "")
+}
+
+// check validates what addRunFlags parsed and fills the options the flags
+// do not give (key, version, logger); ok false means exit with code.
+func (rf *runFlags) check(fs *flags, stderr io.Writer) (code int, ok bool) {
+	if rf.opts.Workers < 0 || rf.opts.PreviewLines < 0 {
+		fs.usageError(stderr, "--workers and --preview-lines take a positive number (0 means the default)")
+		return exitUsage, false
+	}
+	switch rf.progressMode {
+	case "auto", "always", "never":
+	default:
+		fs.usageError(stderr, fmt.Sprintf("--progress %q: want auto, always or never", rf.progressMode))
+		return exitUsage, false
+	}
+	var err error
+	if rf.failKinds, err = rf.sf.failKinds(); err != nil {
+		fs.usageError(stderr, err.Error())
+		return exitUsage, false
+	}
+	if rf.opts.FingerprintKey, err = fingerprintKey(); err != nil {
+		fmt.Fprintf(stderr, "repoprep: %v\n", err)
+		return exitFailed, false
+	}
+	rf.opts.MaxTextBytes = int64(rf.maxText)
+	rf.opts.Version = currentBuild().Version
+	rf.opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return 0, true
+}
+
+// showProgress reports whether a bar goes to stderr.
+func (rf *runFlags) showProgress(stderr io.Writer) bool {
+	return !rf.quiet && (rf.progressMode == "always" || rf.progressMode == "auto" && isTerminal(stderr))
+}
+
 // runRun is `repoprep run [flags] [SRC]`.
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", "[flags] [SRC]", runAbout, runExits)
-	var (
-		opts         pipeline.Options
-		maxText      = sizeFlag(2 << 20)
-		sf           secretFlags
-		progressMode string
-		asJSON       bool
-		quiet        bool
-	)
-	fs.StringVar(&opts.OutDir, "out", "", "where the snapshot is published (one per source tree by default), printed at the end; never scanned when inside SRC")
-	fs.doc("out", "o", "DIR", "$XDG_CACHE_HOME/repoprep/<name>-<hash>")
-	fs.IntVar(&opts.Workers, "workers", 0, "size of each stage's worker pool")
-	fs.doc("workers", "", "N", "one per CPU")
-	fs.Var(&maxText, "max-text-bytes", "text larger than this is staged but flagged oversize (suffixes K, M, G)")
-	fs.doc("max-text-bytes", "", "N", "2M")
-	fs.IntVar(&opts.PreviewLines, "preview-lines", 100, "lines of preview per oversize file in oversize.json")
-	fs.doc("preview-lines", "", "N", "")
-	fs.StringVar(&opts.Secrets, "secrets", "redact", "redact masks findings in the staged copy, report only lists them, exclude keeps the file out")
-	fs.doc("secrets", "", "MODE", "")
-	addSecretFlags(fs, &opts, &sf)
-	fs.BoolVar(&opts.NoIgnore, "no-ignore", false, "do not honour .gitignore / .ignore files")
-	fs.doc("no-ignore", "", "", "")
-	fs.BoolVar(&opts.Full, "full", false, "read every file again, reusing nothing from the previous snapshot at OUT (the snapshot is the same)")
-	fs.doc("full", "", "", "")
-	fs.StringVar(&opts.RulesFile, "rules", "", "TOML rules merged over the defaults and SRC's .repoprep.toml")
-	fs.doc("rules", "", "FILE", "")
-	fs.StringVar(&progressMode, "progress", "auto", "auto (a bar only when stderr is a terminal), always or never")
-	fs.doc("progress", "", "MODE", "")
-	fs.BoolVar(&asJSON, "json", false, "print report.json's summary on stdout instead of the audit")
-	fs.doc("json", "", "", "")
-	fs.BoolVar(&quiet, "quiet", false, "no progress and no audit; only errors on stderr")
-	fs.doc("quiet", "q", "", "")
+	var rf runFlags
+	addRunFlags(fs, &rf, "where the snapshot is published (one per source tree by default), printed at the end; never scanned when inside SRC", "$XDG_CACHE_HOME/repoprep/<name>-<hash>")
 	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
+	opts, asJSON, quiet := &rf.opts, rf.asJSON, rf.quiet
 	if opts.OutDir == "-" {
 		fs.usageError(stderr, "-o -: a snapshot is a directory tree and cannot go to stdout; give a directory, or use --json for the summary on stdout")
 		return exitUsage
@@ -76,39 +122,21 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.usageError(stderr, fmt.Sprintf("one source directory, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " ")))
 		return exitUsage
 	}
-	if opts.Workers < 0 || opts.PreviewLines < 0 {
-		fs.usageError(stderr, "--workers and --preview-lines take a positive number (0 means the default)")
-		return exitUsage
+	if code, ok := rf.check(fs, stderr); !ok {
+		return code
 	}
-	switch progressMode {
-	case "auto", "always", "never":
-	default:
-		fs.usageError(stderr, fmt.Sprintf("--progress %q: want auto, always or never", progressMode))
-		return exitUsage
-	}
-	failKinds, err := sf.failKinds()
-	if err != nil {
-		fs.usageError(stderr, err.Error())
-		return exitUsage
-	}
-	if opts.FingerprintKey, err = fingerprintKey(); err != nil {
-		fmt.Fprintf(stderr, "repoprep: %v\n", err)
-		return exitFailed
-	}
-	opts.MaxTextBytes = int64(maxText)
-	opts.Version = currentBuild().Version
+	failKinds := rf.failKinds
 	if os.Getenv("GOMEMLIMIT") == "" { // the user's own limit wins
 		opts.MemoryLimit = runMemoryLimit
 		if os.Getenv("GOGC") == "" { // and their own GC percent
 			opts.GCPercent = runGCPercent
 		}
 	}
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if !quiet && (progressMode == "always" || progressMode == "auto" && isTerminal(stderr)) {
+	if rf.showProgress(stderr) {
 		opts.Progress = newProgress(stderr)
 	}
 
-	res, err := pipeline.Run(ctx, opts)
+	res, err := pipeline.Run(ctx, *opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		if errors.Is(err, pipeline.ErrBadOptions) {

@@ -1,0 +1,200 @@
+package corpus
+
+import (
+	"math"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Near duplicates: MinHash over shingles of word tokens, with LSH banding
+// to find candidates and the signatures' agreement to decide
+// (docs/corpus.md). The settings are BigCode's for The Stack (5-token
+// shingles, Jaccard 0.85) with 128 permutations; all are recorded in the
+// manifest, and the seeds are fixed, so the same corpus always gets the
+// same marks. Written here rather than taken from a package: no well-kept
+// Go package does MinHash with LSH, and none bounds its buckets, which a
+// corpus from anywhere needs (maxBucket).
+const (
+	shingleTokens = 5   // word tokens per shingle
+	permutations  = 128 // MinHash signature length
+	bands         = 16  // LSH bands of rowsPerBand values each
+	rowsPerBand   = permutations / bands
+	nearThreshold = 0.85 // estimated Jaccard similarity from which a file is a near duplicate
+	// minShingles: a text with fewer shingles (about 20 words) is too
+	// short for its estimate to mean anything, and is never marked.
+	minShingles = 16
+	// maxBucket bounds the representatives one LSH bucket keeps, so a
+	// hostile corpus (thousands of files alike in one band) costs each
+	// file at most bands × maxBucket comparisons: linear in the corpus.
+	maxBucket = 8
+)
+
+// agreeMin is how many of the permutations two signatures must agree on
+// to estimate a Jaccard similarity of nearThreshold or more.
+var agreeMin = int(math.Ceil(nearThreshold * permutations))
+
+// signature is a text's MinHash: per permutation, the least hash of any
+// of its shingles.
+type signature [permutations]uint32
+
+// perm holds each permutation's multiply-shift hash, h(x) = (a·x + b) >> 32
+// with a odd: universal enough for MinHash, one multiply per value.
+var perm = func() (p [permutations][2]uint64) {
+	s := uint64(0x5eed_c0de_2026_0033) // fixed: the marks must not change between runs
+	for i := range p {
+		p[i][0] = splitmix(&s) | 1
+		p[i][1] = splitmix(&s)
+	}
+	return p
+}()
+
+func splitmix(s *uint64) uint64 {
+	*s += 0x9e3779b97f4a7c15
+	return mix64(*s)
+}
+
+// mix64 is splitmix64's finaliser: every input bit moves every output bit.
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// sketch is text's signature, or nil when it has fewer than minShingles
+// shingles. Tokens are maximal runs of letters, digits and '_'; the cost
+// is one pass over text and permutations multiplies per shingle.
+func sketch(text []byte) *signature {
+	var sig signature
+	for i := range sig {
+		sig[i] = ^uint32(0)
+	}
+	var window [shingleTokens]uint64 // the last tokens' hashes, a ring
+	// seen holds shingle hashes already taken, by their low bits: a
+	// shingle met again (code repeats itself) cannot lower any minimum,
+	// so its permutations are skipped. The signature is the same.
+	var seen [seenSlots]uint64
+	tokens, shingles := 0, 0
+	const (
+		fnvOffset = 14695981039346656037
+		fnvPrime  = 1099511628211
+	)
+	h, inToken := uint64(fnvOffset), false
+	end := func() {
+		window[tokens%shingleTokens] = h
+		tokens++
+		h, inToken = fnvOffset, false
+		if tokens < shingleTokens {
+			return
+		}
+		// The shingle's hash, over its tokens in order.
+		var s uint64
+		for k := tokens - shingleTokens; k < tokens; k++ {
+			s = (s ^ window[k%shingleTokens]) * fnvPrime
+		}
+		x := mix64(s)
+		shingles++
+		if slot := &seen[x%seenSlots]; *slot == x && x != 0 {
+			return
+		} else {
+			*slot = x
+		}
+		for i := range sig {
+			sig[i] = min(sig[i], uint32((perm[i][0]*x+perm[i][1])>>32))
+		}
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		word, size := false, 1
+		if c < utf8.RuneSelf {
+			word = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRune(text[i:])
+			word = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
+		if word {
+			for _, b := range text[i : i+size] {
+				h = (h ^ uint64(b)) * fnvPrime
+			}
+			inToken = true
+		} else if inToken {
+			end()
+		}
+		i += size
+	}
+	if inToken {
+		end()
+	}
+	if shingles < minShingles {
+		return nil
+	}
+	return &sig
+}
+
+// seenSlots is the size of sketch's table of shingles already taken: 8
+// KiB of stack, enough for the repeats a file's nearby lines make.
+const seenSlots = 1024
+
+// agree counts the permutations on which a and b agree.
+func agree(a, b *signature) int {
+	n := 0
+	for i := range a {
+		if a[i] == b[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// bandKey is the LSH bucket of band i of sig.
+func bandKey(sig *signature, i int) uint64 {
+	k := uint64(i+1) * 0x9e3779b97f4a7c15
+	for _, v := range sig[i*rowsPerBand : (i+1)*rowsPerBand] {
+		k = mix64(k ^ uint64(v))
+	}
+	return k
+}
+
+// nearIndex finds near duplicates in corpus order: each text is compared
+// with the representatives (texts not themselves near duplicates) that
+// share one of its band buckets, and is a near duplicate of the first of
+// them, in corpus order, whose signature agrees on agreeMin permutations.
+type nearIndex struct {
+	reps     []*signature
+	names    []string           // each representative's NAME/path
+	buckets  map[uint64][]int32 // band key → representatives, at most maxBucket
+	compares int                // signature comparisons so far: at most bands × maxBucket a text
+}
+
+func newNearIndex() *nearIndex { return &nearIndex{buckets: map[uint64][]int32{}} }
+
+// add returns the representative sig is a near duplicate of, or "" after
+// making it a representative itself.
+func (x *nearIndex) add(sig *signature, name string) string {
+	best := int32(-1)
+	var keys [bands]uint64
+	for b := range bands {
+		keys[b] = bandKey(sig, b)
+		for _, r := range x.buckets[keys[b]] {
+			if best >= 0 && r >= best {
+				continue
+			}
+			x.compares++
+			if agree(sig, x.reps[r]) >= agreeMin {
+				best = r
+			}
+		}
+	}
+	if best >= 0 {
+		return x.names[best]
+	}
+	r := int32(len(x.reps))
+	x.reps = append(x.reps, sig)
+	x.names = append(x.names, name)
+	for _, k := range keys {
+		if len(x.buckets[k]) < maxBucket {
+			x.buckets[k] = append(x.buckets[k], r)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,202 @@
+package corpus
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/repoprep/repoprep/snapshot"
+)
+
+// Row is one staged file of the corpus: a row of the Parquet table and a
+// line of the JSON Lines, with the fields docs/corpus.md lists.
+type Row struct {
+	Repo            string  `parquet:"repo,dict" json:"repo"`
+	Path            string  `parquet:"path" json:"path"`
+	Language        string  `parquet:"language,dict" json:"language"`
+	Category        string  `parquet:"category,dict" json:"category"`
+	Test            bool    `parquet:"test" json:"test"`
+	Encoding        string  `parquet:"encoding,dict" json:"encoding"`
+	Bytes           int64   `parquet:"bytes" json:"bytes"`
+	Tokens          int64   `parquet:"tokens" json:"tokens"`
+	Hash            string  `parquet:"hash" json:"hash"`
+	Content         string  `parquet:"content" json:"content"`
+	DuplicateOf     *string `parquet:"duplicate_of,optional" json:"duplicate_of"`
+	NearDuplicateOf *string `parquet:"near_duplicate_of,optional" json:"near_duplicate_of"`
+	License         *string `parquet:"license,optional,dict" json:"license"`
+}
+
+// repoStatus is what became of one repository of LIST, as a part records
+// it: its name, and either its error or the BLAKE3 of the files.json it
+// published (so merge can tell the snapshot is the one the shard made).
+type repoStatus struct {
+	Name      string `json:"name"`
+	Error     string `json:"error,omitempty"`
+	FilesJSON string `json:"files_json,omitempty"`
+}
+
+// tableInput is everything the table is a function of.
+type tableInput struct {
+	dir, format, version string
+	options              RunOptions
+	statuses             []repoStatus // every repository of LIST, in order
+	digests              []*repoRows  // the same order; nil where the repository failed
+	workers              int
+	logger               *slog.Logger
+}
+
+// marks are a repository's rows' duplicate marks, by row.
+type marks struct {
+	dup, near []*string // NAME/path of the first copy; nil for none
+}
+
+// decide marks exact and near duplicates across the corpus, in LIST
+// order then path order: a text is an exact duplicate of its first copy
+// by hash; a text that is not is compared with the near-duplicate index.
+// Empty texts are never duplicates, as in a snapshot (twenty empty
+// __init__.py files are not one file).
+func decide(digests []*repoRows) []marks {
+	out := make([]marks, len(digests))
+	first := map[[32]byte]*string{}
+	near := newNearIndex()
+	for i, rr := range digests {
+		if rr == nil {
+			continue
+		}
+		out[i] = marks{dup: make([]*string, len(rr.rows)), near: make([]*string, len(rr.rows))}
+		for k := range rr.rows {
+			row := &rr.rows[k]
+			if row.bytes == 0 {
+				continue
+			}
+			if c, ok := first[row.hash]; ok {
+				out[i].dup[k] = c
+				continue
+			}
+			name := rr.name + "/" + row.path
+			first[row.hash] = &name
+			if row.sig == nil {
+				continue
+			}
+			if rep := near.add(row.sig, name); rep != "" {
+				out[i].near[k] = &rep
+			}
+		}
+	}
+	return out
+}
+
+// writeTable decides the duplicates, writes every row with its content
+// (read again from the snapshots and checked against the digest) and the
+// manifest into a pending DIR/corpus, and publishes it atomically: a
+// reader sees the previous table or the new one.
+func writeTable(ctx context.Context, in tableInput) (*Manifest, error) {
+	marked := decide(in.digests)
+	lock, err := snapshot.Acquire(filepath.Join(in.dir, CorpusDir), in.logger)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	pend, err := lock.Begin()
+	if err != nil {
+		return nil, err
+	}
+	defer pend.Discard()
+	m := &Manifest{
+		Schema: ManifestSchema, Format: in.format, Options: in.options, NearDuplicates: params(),
+		Repos: []RepoSummary{}, Failures: []Failure{},
+	}
+	tw := newTableWriter(pend.Dir(), in.format, in.version)
+	defer tw.abort()
+	for i, st := range in.statuses {
+		rr := in.digests[i]
+		if st.Error != "" || rr == nil {
+			m.Failures = append(m.Failures, Failure{Name: st.Name, Error: st.Error})
+			continue
+		}
+		sum := RepoSummary{Name: rr.name, License: rr.license}
+		if err := writeRepo(ctx, tw, repoDir(in.dir, rr.name), rr, marked[i], &sum); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", ReposDir, rr.name, err)
+		}
+		m.Repos = append(m.Repos, sum)
+		m.Totals.Repos++
+		m.Totals.Files += sum.Files
+		m.Totals.Bytes += sum.Bytes
+		m.Totals.Tokens += sum.Tokens
+		m.Totals.Duplicates += sum.Duplicates
+		m.Totals.NearDuplicates += sum.NearDuplicates
+	}
+	if m.Parts, err = tw.close(); err != nil {
+		return nil, err
+	}
+	if err := pend.WriteJSON(ManifestFile, m); err != nil {
+		return nil, err
+	}
+	if err := pend.Publish(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// writeRepo writes one repository's rows.
+func writeRepo(ctx context.Context, tw *tableWriter, dir string, rr *repoRows, mk marks, sum *RepoSummary) error {
+	snap, err := snapshot.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	m, _, err := snap.Manifest()
+	if err != nil {
+		return err
+	}
+	byPath := make(map[string]*snapshot.Entry, len(m.Files))
+	for i := range m.Files {
+		byPath[m.Files[i].Path] = &m.Files[i]
+	}
+	tree, err := snap.Tree()
+	if err != nil {
+		return err
+	}
+	defer tree.Close()
+	var buf []byte
+	for k := range rr.rows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		meta := &rr.rows[k]
+		e, ok := byPath[meta.path]
+		if !ok || !e.Staged {
+			return fmt.Errorf("%s no longer stages %s: republished while the table was written", snapshot.FilesJSON, meta.path)
+		}
+		text, hash, err := readText(tree, e, buf)
+		if err != nil {
+			return err
+		}
+		if cap(text) > cap(buf) {
+			buf = text
+		}
+		if hash != meta.hash {
+			return fmt.Errorf("%s/%s changed while the table was written", snapshot.TreeDir, meta.path)
+		}
+		row := Row{
+			Repo: rr.name, Path: meta.path, Language: meta.language, Category: meta.category, Test: meta.test,
+			Encoding: meta.encoding, Bytes: meta.bytes, Tokens: meta.tokens, Hash: hex.EncodeToString(hash[:]),
+			Content: string(text), DuplicateOf: mk.dup[k], NearDuplicateOf: mk.near[k], License: rr.license,
+		}
+		if err := tw.write(&row); err != nil {
+			return err
+		}
+		sum.Files++
+		sum.Bytes += meta.bytes
+		sum.Tokens += meta.tokens
+		if row.DuplicateOf != nil {
+			sum.Duplicates++
+		}
+		if row.NearDuplicateOf != nil {
+			sum.NearDuplicates++
+		}
+	}
+	return nil
+}
