@@ -53,6 +53,12 @@ type Explanation struct {
 	Lines     int    `json:"lines,omitempty"`
 	Tokens    int    `json:"tokens,omitempty"`
 	Secrets   int    `json:"secrets,omitempty"`
+	// EncodingPrior: the file's own evidence for its charset was weak (or
+	// its single-byte charset is one the repository's may contest), so the
+	// run decides it with the charset the repository's other files were
+	// decided in (docs/encoding.md, "The repository prior"), and so does
+	// explain: that charset, "" when the file was decided alone.
+	EncodingPrior string `json:"encoding_prior,omitempty"`
 
 	RulesFiles []string `json:"rules_files"` // merged over the defaults, in order
 }
@@ -126,6 +132,7 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 		MaxTextBytes: defaultMaxTextBytes, SecretScanner: secretOpts.Scanner}
 	defer env.Close()
 	out := make([]Explanation, len(rels))
+	var priors *stages.EncodingPriors // found on first need: a scan of the tree and a decoding of its texts
 	for i, rel := range rels {
 		x := &out[i]
 		x.Path, x.RulesFiles = filepath.ToSlash(rel), files
@@ -143,9 +150,47 @@ func Explain(ctx context.Context, opts ExplainOptions, paths []string) ([]Explan
 			if err := explainFile(ctx, env, rec, x); err != nil {
 				return nil, err
 			}
+			if !rec.Memo.Enc.Weak && rec.Memo.Enc.Strong == "" {
+				continue // decided alone, whatever the repository's other files say
+			}
+			if priors == nil {
+				p, err := findPriors(ctx, env, src, root, rs, opts.NoIgnore)
+				if err != nil {
+					return nil, err
+				}
+				priors = &p
+			}
+			if prior := priors.For(rec.Path); rec.NeedsRedecide(prior) {
+				// As the run's pass after its loop (redecideWeak).
+				env.Redecide(rec, prior)
+				if err := explainFile(ctx, env, rec, x); err != nil {
+					return nil, err
+				}
+				x.EncodingPrior = prior
+			}
 		}
 	}
 	return out, nil
+}
+
+// findPriors finds the repository priors a run would (redecideWeak): it
+// scans the whole tree as a run does and decodes every text into nothing
+// (stages.Env.DecideEncoding), so its cost is a run's scan and reads
+// without the token counts, the writes and the secret rules.
+func findPriors(ctx context.Context, env *stages.Env, src *dirfd.Tree, root string, rs *rules.Set, noIgnore bool) (stages.EncodingPriors, error) {
+	recs, _, err := stages.Scan(ctx, stages.ScanOptions{Root: src, RootPath: root, Rules: rs, NoIgnore: noIgnore, Workers: 1})
+	if err != nil {
+		return stages.EncodingPriors{}, err
+	}
+	for _, rec := range recs {
+		if rec.Skip() {
+			continue
+		}
+		if err := env.DecideEncoding(ctx, rec); err != nil {
+			return stages.EncodingPriors{}, err
+		}
+	}
+	return stages.FindEncodingPriors(recs), nil
 }
 
 // explainFile fills x from classify and triage on rec, then from the rest

@@ -13,6 +13,7 @@ import (
 // (it walks only the path's way down, so this checks it sees the same
 // ignore files and manifests as the full scan).
 func TestExplainAgreesWithRun(t *testing.T) {
+	t.Parallel() // changes no package state: see TestMain
 	src := fixtureTree(t)
 	res := runFixture(t, src, filepath.Join(t.TempDir(), "out"), nil)
 	var paths []string

@@ -44,13 +44,12 @@ func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, rec
 	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
 	// The line token counts are made beside the other indexes, on their
 	// own workers: they cost about as much CPU as the trigram index and
-	// need nothing from it. Counted afresh on every run: a previous
-	// snapshot's counts could be trusted only if the refresh state's MAC
-	// covered them, and it covers search.index and lines.json only.
+	// need nothing from it. A refresh takes an unchanged text's counts
+	// from the previous index when the refresh state's MAC covers it.
 	counting := make(chan error, 1)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() { counting <- writeLineTokens(tctx, out, staged, workers) }()
+	go func() { counting <- writeLineTokens(tctx, out, staged, workers, prev) }()
 	err := writeSearchIndexes(ctx, out, tree, staged, workers, prev)
 	if err != nil {
 		cancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/snapshot"
 	"github.com/repoprep/repoprep/stages"
 )
@@ -28,6 +29,10 @@ var counters = sync.Pool{New: func() any { return new(lineindex.LineCounter) }}
 // copyBufs are the read buffers the counting workers stream files through.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
+// countingFile, when set, hears of each staged text writeLineTokens
+// counts (from several goroutines): tests tell counted from carried.
+var countingFile func(path string)
+
 // counted is one file's token index data, once counted.
 type counted struct {
 	data        []byte
@@ -40,8 +45,11 @@ type counted struct {
 // to the staged paths and hashes by their digest, so read_file applies
 // its budget by lookup. staged is sorted by path. Files are counted from
 // their staged copies by at most workers goroutines, and written in order
-// as they are done, the counting at most a window of files ahead.
-func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int) error {
+// as they are done, the counting at most a window of files ahead. A
+// refresh takes the counts of the texts it did not change from the
+// previous index, when the refresh state vouches for it
+// (refresh.Prior.TokenCounts); prev is nil otherwise.
+func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int, prev *refresh.Prior) error {
 	workers = max(workers, 1)
 	treeDir := out.Path(snapshot.TreeDir)
 	hashes := make([][32]byte, len(staged))
@@ -58,6 +66,8 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 	for i := range results {
 		results[i].done = make(chan struct{})
 	}
+	known := prev.TokenCounts()
+	defer known.Close()
 	window := make(chan struct{}, tokenWindowFiles*workers) // a slot per file counted but not yet written
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -71,7 +81,18 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 			case <-fctx.Done():
 				return fg.Wait()
 			}
+			if data, ok := known.Counts(rec); ok {
+				// The bytes the state's MAC vouches for, of this hash, size
+				// and line count: what counting the unchanged text gives.
+				r := &results[i]
+				r.data, r.lines, r.size = data, int64(rec.Lines), rec.OutSize
+				close(r.done)
+				continue
+			}
 			fg.Go(func() error {
+				if countingFile != nil {
+					countingFile(rec.Path)
+				}
 				lc := counters.Get().(*lineindex.LineCounter)
 				defer counters.Put(lc)
 				lc.Reset()

@@ -17,14 +17,15 @@ import (
 // one a full run writes.
 func TestLineTokensWritten(t *testing.T) {
 	noRacyWindow(t)
-	src := filepath.Join(t.TempDir(), "repo")
-	writeFiles(t, src, map[string]string{
+	files := map[string]string{
 		"main.go":        "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",
 		"docs/guide.md":  "# Guide\n\n中文文本，用于测试。\nno final newline",
 		"empty.txt":      "",
 		"big.txt":        strings.Repeat("a line of an oversize file\n", 200),
 		"notes/long.txt": strings.Repeat("word ", 20000) + "\n",
-	})
+	}
+	src := filepath.Join(t.TempDir(), "repo")
+	writeFiles(t, src, files)
 	full := filepath.Join(t.TempDir(), "full")
 	runOpts(t, refreshOpts(src, full))
 	drifts, err := snapshot.Verify(context.Background(), full)
@@ -76,13 +77,17 @@ func TestLineTokensWritten(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			// Each case its own tree, so they run two at a time (the
+			// windows noRacyWindow set are put back after all of them).
+			t.Parallel()
+			src := filepath.Join(t.TempDir(), "repo")
+			writeFiles(t, src, files)
 			out := filepath.Join(t.TempDir(), "out")
 			runOpts(t, refreshOpts(src, out))
 			spoil(t, filepath.Join(out, snapshot.LineTokens))
 			// An edit, so that the refresh publishes whatever it makes of
 			// an unchanged tree.
 			writeFiles(t, src, map[string]string{"notes/new.txt": name + "\n"})
-			defer os.Remove(filepath.Join(src, "notes/new.txt"))
 			runOpts(t, refreshOpts(src, out))
 			fresh := filepath.Join(t.TempDir(), "fresh")
 			runOpts(t, refreshOpts(src, fresh))

@@ -34,15 +34,25 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 		if !r.warmed {
 			go tokens.Warm()
 		}
+		if err := r.useScanner(env); err != nil {
+			return err
+		}
 		return r.perFile(ctx, env, recs, true)
 	}
 	r.reuse.Previous = report.PreviousUsed
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
-	todo, wait := r.prior.Split(ctx, env, recs, r.opts.Workers, r.reuse.NotReused, func() bool { return env.NamesClean(ctx, r.secrets, recs) })
+	todo, wait := r.prior.Split(ctx, env, recs, r.opts.Workers, r.reuse.NotReused, func() bool {
+		return r.useScanner(env) == nil && env.NamesClean(ctx, r.secrets, recs)
+	})
 	warmIfCounting(todo)
 	spent := time.Since(begin)
-	err := r.perFile(ctx, env, todo, true)
+	// The rules' compile, started after the scan, runs beside the copies
+	// Split has started placing.
+	err := r.useScanner(env)
+	if err == nil {
+		err = r.perFile(ctx, env, todo, true)
+	}
 	begin = time.Now()
 	late, werr := wait(err != nil)
 	spent += time.Since(begin) // the copies' time that the reading did not hide

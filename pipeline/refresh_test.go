@@ -301,7 +301,9 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 	// 1.2 MB streamed file): -race runs these few, which exercise the
 	// concurrent parts (reused copies placed while the loop reads, the
 	// index update, the value pass) under -short, and make test's whole
-	// pass runs every case.
+	// pass runs every case. Each case has its own tree and OUT, so they
+	// run two at a time; a case must not change package state (the
+	// windows above are set for all of them, and put back after all).
 	raced := map[string]bool{"no change": true, "an edit": true, "a file replaced by a symlink": true,
 		"a reused file's bare value is caught elsewhere": true, "a staged copy edited in OUT": true}
 	for _, tc := range cases {
@@ -309,6 +311,7 @@ func TestRefreshEqualsFullRun(t *testing.T) {
 			if testing.Short() && !raced[tc.name] {
 				t.Skip("-short runs five cases; make test's whole pass runs every one")
 			}
+			t.Parallel()
 			src, token, other := refreshTree(t)
 			out := filepath.Join(t.TempDir(), "out")
 			first := refreshOpts(src, out)

@@ -63,6 +63,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if warmed {
 		go tokens.Warm()
 	}
+	refresh.WarmBuild() // the refresh key's digest of the program, beside the rules' load
 	rs, rulesDigest, err := loadRules(opts.Root, opts.RulesFile)
 	if err != nil {
 		return nil, badOptions(err)
@@ -73,39 +74,46 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.FingerprintKey == nil {
 		opts.FingerprintKey = randomKey()
 	}
-	sec, scanner, err := newSecretOptions(opts, rs)
+	sec, scanner, startScanner, err := newSecretOptionsLazy(opts, rs)
 	if err != nil {
 		return nil, badOptions(err)
 	}
-	keys := refresh.NewKeys(opts.FingerprintKey)
-	reuse := report.Refresh{NotReused: map[string]int{}}
-	reuse.Key, err = keys.Key(refresh.Inputs{
-		Version: opts.Version, Rules: rulesDigest, Secrets: opts.Secrets, PII: opts.PII,
-		MaxTextBytes: opts.MaxTextBytes, PreviewLines: opts.PreviewLines, NoIgnore: opts.NoIgnore,
-		Root: opts.Root, Baseline: sec.Baseline,
-	})
-	if err != nil {
-		// Without the build's digest no snapshot can be trusted to be this
-		// build's: read everything, and write no state.
-		reuse.Previous, reuse.Detail = report.PreviousNoState, err.Error()
+	if warmed {
+		startScanner() // every file is read: compile while the scan runs
 	}
+	keys := refresh.NewKeys(opts.FingerprintKey)
+	// The refresh key hashes the running program (tens of megabytes): it
+	// is taken while the lock is acquired and the tree is scanned, since
+	// only loading the previous snapshot and what follows the scan need
+	// it (run.keyed).
+	key := &refreshKey{done: make(chan struct{})}
+	go func() {
+		defer close(key.done)
+		key.key, key.err = keys.Key(refresh.Inputs{
+			Version: opts.Version, Rules: rulesDigest, Secrets: opts.Secrets, PII: opts.PII,
+			MaxTextBytes: opts.MaxTextBytes, PreviewLines: opts.PreviewLines, NoIgnore: opts.NoIgnore,
+			Root: opts.Root, Baseline: sec.Baseline,
+		})
+	}()
 	lock, err := snapshot.Acquire(opts.OutDir, opts.Logger)
 	if err != nil {
+		<-key.done
 		return nil, err
 	}
 	defer lock.Release()
 	// The previous snapshot is read while the scan runs.
 	load := &priorLoad{done: make(chan struct{})}
-	switch {
-	case reuse.Key == "":
+	if opts.Full {
 		close(load.done)
-	case opts.Full:
-		reuse.Previous = report.PreviousFull
-		close(load.done)
-	default:
+	} else {
 		go func() {
 			defer close(load.done)
-			load.p, load.previous, load.detail = refresh.Load(opts.OutDir, reuse.Key, keys)
+			if <-key.done; key.key != "" {
+				load.p, load.previous, load.detail = refresh.Load(opts.OutDir, key.key, keys)
+			}
+			if load.p == nil {
+				startScanner() // every file will be read: compile while the scan runs
+			}
 		}()
 	}
 	defer func() {
@@ -119,10 +127,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	defer out.Discard()
 	// What the scan passes over, by identity, when OUT lies inside SRC.
 	skip := lock.Skip()
-	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, out: out, start: start, skip: skip, load: load, reuse: reuse, keys: keys, warmed: warmed}
+	r := &run{opts: opts, rules: rs, secrets: sec, scanner: scanner, startScanner: startScanner, out: out, start: start, skip: skip, load: load, key: key,
+		reuse: report.Refresh{NotReused: map[string]int{}}, keys: keys, warmed: warmed}
+	defer func() { <-key.done }() // never leave it running past Run
 	res, err := r.build(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if r.kept {
+		return res, nil // unchanged: the snapshot at OUT stands (keepIfUnchanged)
 	}
 	if err := out.Publish(); err != nil {
 		return nil, err
@@ -135,7 +148,8 @@ type run struct {
 	opts         Options
 	rules        *rules.Set
 	secrets      stages.SecretOptions
-	scanner      func() (*secrets.Scanner, error) // secrets.Scanner, compiled while the scan runs
+	scanner      func() (*secrets.Scanner, error) // secrets.Scanner, compiled in the background (useScanner)
+	startScanner func()                           // starts that compile: at once when every file is read, else once the snapshot is known not to stand
 	nameFindings []secrets.PathFinding            // credentials in paths and link targets, found before dedup
 	out          *snapshot.Pending                // the snapshot being built
 	start        time.Time
@@ -145,11 +159,15 @@ type run struct {
 	pruned       []stages.Pruned // with file counts, for the audit
 
 	load   *priorLoad
+	key    *refreshKey    // the refresh key, taken while the scan runs (keyed)
 	prior  *refresh.Prior // the previous snapshot a refresh reuses (from load); nil: read every file
 	reuse  report.Refresh // what was reused, for report.json
 	keys   refresh.Keys
 	state  *refresh.State // for the next refresh, written beside files.json
 	warmed bool           // the tokenizer's tables are being built
+
+	scanSum string // refresh.ScanDigest of the scan, for the state
+	kept    bool   // nothing changed: the snapshot at OUT stands, unpublished (keepIfUnchanged)
 }
 
 // loading reports whether the previous snapshot may still be used: it is
@@ -194,6 +212,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		// OUT holds a snapshot, but already known to be of no use.
 		go tokens.Warm()
 		r.warmed = true
+		r.startScanner()
 	}
 
 	prog := r.opts.Progress
@@ -214,6 +233,11 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	r.pruned = pruned
 	t(recs)
+	r.keyed()
+	if res, ok := r.keepIfUnchanged(env, recs); ok {
+		return res, nil
+	}
+	r.startScanner() // a refresh that republishes: compiled while the copies are placed
 	if r.opts.MemoryLimit > 0 {
 		prev := debug.SetMemoryLimit(r.opts.MemoryLimit + int64(len(recs))*perFileMemory)
 		defer debug.SetMemoryLimit(prev)
@@ -223,11 +247,13 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	for i, rec := range recs {
 		decided[i] = rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != ""
 	}
-	if r.secrets.Scanner, err = r.scanner(); err != nil {
-		return nil, badOptions(err)
-	}
-	env.SecretScanner = r.secrets.Scanner
 	if err := r.readFiles(ctx, env, recs); err != nil {
+		return nil, err
+	}
+	if err := r.useScanner(env); err != nil {
+		return nil, err // no file was read: the value pass needs the rules
+	}
+	if err := r.redecideWeak(ctx, env, recs); err != nil {
 		return nil, err
 	}
 	for _, w := range env.Warnings() {
@@ -280,6 +306,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		if r.state, err = refresh.NewState(r.reuse.Key, r.start, r.keys, r.prior, r.secrets.Values, env, recs, decided); err != nil {
 			return nil, err
 		}
+		r.state.Scan = r.scanSum
 	}
 
 	m := buildManifest(recs, pruned)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/rules"
@@ -26,6 +27,24 @@ const keyRule = "repoprep-fingerprint-key"
 // compiling some two hundred rules takes a tenth of a second of one core,
 // which the lock and the scan hide. scanner waits for it.
 func newSecretOptions(o Options, rs *rules.Set) (opts stages.SecretOptions, scanner func() (*secrets.Scanner, error), err error) {
+	opts, scanner, start, err := newSecretOptionsLazy(o, rs)
+	if err == nil {
+		start()
+	}
+	return opts, scanner, err
+}
+
+// newScanner compiles the secret rules; a variable so tests can count
+// the compiles.
+var newScanner = secrets.New
+
+// newSecretOptionsLazy is newSecretOptions with the compile put off until
+// start or scanner is called: a refresh that keeps the snapshot standing
+// (keepIfUnchanged) scans no text, and never compiles the rules (a fifth
+// of its CPU). The rules were compiled once under the same refresh key
+// (it digests them), so a rule that fails to compile never lets a refresh
+// keep a snapshot. start and scanner are safe for concurrent use.
+func newSecretOptionsLazy(o Options, rs *rules.Set) (opts stages.SecretOptions, scanner func() (*secrets.Scanner, error), start func(), err error) {
 	key := o.FingerprintKey
 	if key == nil {
 		key = randomKey()
@@ -37,15 +56,21 @@ func newSecretOptions(o Options, rs *rules.Set) (opts stages.SecretOptions, scan
 	var sc *secrets.Scanner
 	var scErr error
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		opts := []secrets.Option{secrets.WithFingerprintKey(key)}
-		if o.InlineAllow {
-			opts = append(opts, secrets.WithInlineAcks())
-		}
-		sc, scErr = secrets.New(secretRules, opts...)
-	}()
+	var once sync.Once
+	start = func() {
+		once.Do(func() {
+			go func() {
+				defer close(done)
+				opts := []secrets.Option{secrets.WithFingerprintKey(key)}
+				if o.InlineAllow {
+					opts = append(opts, secrets.WithInlineAcks())
+				}
+				sc, scErr = newScanner(secretRules, opts...)
+			}()
+		})
+	}
 	scanner = func() (*secrets.Scanner, error) {
+		start()
 		<-done
 		if scErr != nil {
 			return nil, fmt.Errorf("secrets: %w", scErr)
@@ -57,14 +82,14 @@ func newSecretOptions(o Options, rs *rules.Set) (opts stages.SecretOptions, scan
 	if o.Baseline != "" {
 		f, err := os.Open(o.Baseline)
 		if err != nil {
-			return opts, scanner, fmt.Errorf("baseline: %w", err)
+			return opts, scanner, start, fmt.Errorf("baseline: %w", err)
 		}
 		defer f.Close()
 		if opts.Baseline, err = secrets.ReadBaseline(f); err != nil {
-			return opts, scanner, fmt.Errorf("baseline %s: %w", o.Baseline, err)
+			return opts, scanner, start, fmt.Errorf("baseline %s: %w", o.Baseline, err)
 		}
 	}
-	return opts, scanner, nil
+	return opts, scanner, start, nil
 }
 
 // randomKey is the fingerprint key of a run given none: nothing in OUT can
@@ -74,6 +99,20 @@ func randomKey() []byte {
 	var raw [32]byte
 	rand.Read(raw[:])
 	return []byte(hex.EncodeToString(raw[:]))
+}
+
+// useScanner waits for the compiled secret rules and hands them to the
+// stages; it starts the compile if nothing has yet (startScanner).
+func (r *run) useScanner(env *stages.Env) error {
+	if r.secrets.Scanner != nil {
+		return nil
+	}
+	sc, err := r.scanner()
+	if err != nil {
+		return badOptions(err)
+	}
+	r.secrets.Scanner, env.SecretScanner = sc, sc
+	return nil
 }
 
 // scanSecrets runs the secrets stage; names come first, in scanNames.

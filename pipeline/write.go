@@ -64,12 +64,6 @@ func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
 	if err := r.out.WriteFile(snapshot.RepoMapMD, func(w *bufio.Writer) error { _, err := w.Write(repoMap); return err }); err != nil {
 		return err
 	}
-	if r.state != nil {
-		sum := blake3.Sum256(repoMap)
-		if err := r.state.Write(r.out, filesSum, hex.EncodeToString(sum[:]), m, res.Findings, r.keys); err != nil {
-			return err
-		}
-	}
 	// instructions.json: the index of agent instruction files the server
 	// answers `instructions` from, built from the finished manifest and
 	// the staged (normalized, redacted) tree.
@@ -88,7 +82,15 @@ func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
 	}
 	r.recordWrite(time.Since(begin), cputime.Process()-cpu, m)
 	res.Report = r.buildReport(res)
-	return r.out.WriteJSON(snapshot.ReportJSON, res.Report)
+	if err := r.out.WriteJSON(snapshot.ReportJSON, res.Report); err != nil {
+		return err
+	}
+	if r.state != nil {
+		// Last: the state records every other file's identity.
+		sum := blake3.Sum256(repoMap)
+		return r.state.Write(r.out, filesSum, hex.EncodeToString(sum[:]), m, res.Findings, r.keys)
+	}
+	return nil
 }
 
 // writeFilesJSON writes files.json and returns its BLAKE3 (hex), which the

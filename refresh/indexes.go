@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -47,8 +48,13 @@ func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok 
 			oversize = append(oversize, rec)
 		}
 	}
-	ix, tri, err := p.snap.SearchIndexFiles(p.manifest) // copied whole: its checksum covers the table
-	if err != nil || !p.described(snapshot.SearchIndex, tri) || len(ix.Paths()) != len(staged) {
+	defer refuseFault(&ok, &err, out.Path(snapshot.SearchIndex), out.Path(snapshot.LinesJSON))()
+	ix, tri, release, err := p.snap.SearchIndexFilesMapped(p.manifest) // copied whole: its checksum covers the table
+	if err != nil {
+		return false, nil
+	}
+	defer release()
+	if !p.described(snapshot.SearchIndex, tri) || len(ix.Paths()) != len(staged) {
 		return false, nil
 	}
 	for i, rec := range staged {
@@ -86,8 +92,13 @@ func (p *Prior) unchanged(rec *stages.Record) bool {
 // files.json, or most files changed) and the caller builds one. The
 // result is the index a build writes.
 func (p *Prior) UpdateIndex(ctx context.Context, staged []*stages.Record, files []trigram.File, dst string) (ok bool, err error) {
-	ix, data, err := p.snap.SearchIndex(p.manifest)
-	if err != nil || !p.described(snapshot.SearchIndex, data) {
+	defer refuseFault(&ok, &err, dst)()
+	ix, data, release, err := p.snap.SearchIndexMapped(p.manifest)
+	if err != nil {
+		return false, nil
+	}
+	defer release()
+	if !p.described(snapshot.SearchIndex, data) {
 		return false, nil
 	}
 	ids := make(map[string]int, len(ix.Paths()))
@@ -134,6 +145,30 @@ func (p *Prior) UpdateIndex(ctx context.Context, staged []*stages.Record, files 
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// refuseFault reads the previous search.index through a mapping
+// (snapshot.SearchIndexMapped) safely: until the returned func runs, on
+// the calling goroutine, a memory fault (the file shrank while mapped)
+// panics instead of killing the process, and that panic becomes a refused
+// previous index (*ok false, *err nil: the caller builds one; what it
+// had begun writing, remove, is removed). Any other panic goes on. Defer
+// the returned func before the mapping is made, so the mapping is
+// released first.
+func refuseFault(ok *bool, err *error, remove ...string) func() {
+	prev := debug.SetPanicOnFault(true)
+	return func() {
+		debug.SetPanicOnFault(prev)
+		if r := recover(); r != nil {
+			if !snapshot.Faulted(r) {
+				panic(r)
+			}
+			for _, name := range remove {
+				os.Remove(name)
+			}
+			*ok, *err = false, nil
+		}
+	}
 }
 
 // errPreviousCopy: a previous tree's copy does not hash as files.json says.

@@ -114,6 +114,10 @@ var buildDigest = sync.OnceValues(func() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 })
 
+// WarmBuild starts taking the build's digest in the background, for a
+// caller that will need a Key after other work (loading the rules).
+func WarmBuild() { go buildDigest() }
+
 // Inputs is what decides a snapshot besides the files: the build's
 // version, a digest of the rules merged over the defaults, every option
 // that changes the output, and the source root.
@@ -172,14 +176,26 @@ type Prior struct {
 	// replayed: nothing changed, the files with findings included, and
 	// their previous entries, copies and findings were taken (Split).
 	replayed bool
-	files    map[string]*stateEntry
-	entries  map[string]*snapshot.Entry
+	// scan, published and dirs are the state's Scan, Published and Dirs
+	// (Unchanged).
+	scan            string
+	published, dirs []published
+	// checked is checkPublished's verdict, taken once (Load starts it, so
+	// it runs while the scan does).
+	checked func() error
+	// abandon stops that check once the scan has shown a change.
+	abandon atomic.Bool
+	files   map[string]*stateEntry
+	entries map[string]*snapshot.Entry
 }
 
 // Close releases the previous snapshot.
 func (p *Prior) Close() {
 	if p == nil {
 		return
+	}
+	if p.checked != nil {
+		p.checked() // it reads the snapshot: let it finish first
 	}
 	p.copies.Close()
 	p.snap.Close()
@@ -199,6 +215,13 @@ func Load(out, key string, keys Keys) (*Prior, string, string) {
 	p, why, detail := load(snap, key, keys)
 	if p == nil {
 		snap.Close()
+		return nil, why, detail
+	}
+	if p.scan != "" {
+		// Whether the published snapshot is still the one the state
+		// describes, checked while the scan runs (Unchanged).
+		p.checked = sync.OnceValue(p.checkPublished)
+		go p.checked()
 	}
 	return p, why, detail
 }
@@ -229,6 +252,7 @@ func load(snap *snapshot.Snapshot, key string, keys Keys) (*Prior, string, strin
 	p := &Prior{
 		snap: snap, copies: copies, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text, valuesKey: keys.values,
 		filesJSON: st.FilesJSON, repoMap: st.RepoMap, indexes: st.Indexes, manifest: m, valueList: st.Values, findings: st.Findings,
+		scan: st.Scan, published: st.Published, dirs: st.Dirs,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*snapshot.Entry, len(m.Files)),
 	}
 	for _, v := range st.Values {

@@ -77,7 +77,7 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			reasons[i] = r
 			continue
 		}
-		priors[i] = taken{entry: *en, rulesClean: se.Rules, valuesClean: true, clean: true}
+		priors[i] = taken{entry: *en, rulesClean: se.Rules, valuesClean: true, clean: true, enc: se.Enc}
 		switch j, ok := p.placeJob(i, en); {
 		case !ok:
 			reasons[i] = report.NotReusedCopy
@@ -95,7 +95,7 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	var replayed []job // placed like the others, filled only if all of them are
 	if replay {
 		for _, f := range findings {
-			prior := taken{entry: *f.en}
+			prior := taken{entry: *f.en, enc: p.files[recs[f.i].Path].Enc}
 			if hasText(f.en) {
 				// Grouped by its text before redaction, as when read.
 				d, err := hex.DecodeString(p.files[recs[f.i].Path].Text)
@@ -364,6 +364,8 @@ type taken struct {
 	// no file at all and takes the previous findings (the stage then does
 	// not run; when it runs, it decides both afresh).
 	clean bool
+	// enc: what normalize learned of its charset (stages.EncodingMemo).
+	enc stages.EncodingMemo
 }
 
 // hasText reports whether an entry has staged text: its own, or its
@@ -386,12 +388,14 @@ func reuse(rec *stages.Record, t taken) {
 	rec.ExtractedFrom, rec.Extractor, rec.ExtractorVersion = en.ExtractedFrom, en.Extractor, en.ExtractorVersion
 	rec.Truncated = en.Truncated // a text cut short at a work limit is cut the same way again
 	rec.Mojibake = en.Mojibake
+	rec.Replaced = en.Replaced
 	// The only errors a state lets through are refusals at a work limit
 	// (stages.Memo.AtLimit): the entry keeps it, and the next state too.
 	rec.Err, rec.Memo.AtLimit = en.Err, en.Err != ""
 	rec.Staged = hasText(en)
 	rec.Secrets, rec.Masked, rec.Memo.Clean = en.Secrets, en.Masked, t.clean
 	rec.Memo.RulesClean = t.rulesClean // a left-out file's scan too (stages.SecretValues)
+	rec.Memo.Enc = t.enc
 	if rec.Staged {
 		rec.Placed(t.sum, t.bytes)
 		rec.Hash = fmt.Sprintf("%s%x", dedup.HashPrefix, t.sum)

@@ -49,6 +49,14 @@ type State struct {
 	// was, those with findings included, publishes them again
 	// (prior.split's replay).
 	Findings []secrets.PathFinding
+	// Scan is the ScanDigest of what that run's scan found; Published and
+	// Dirs the identities of the snapshot's top-level files and of tree/'s
+	// directories (recordPublished). With them a refresh that finds
+	// nothing changed keeps the snapshot instead of publishing it again
+	// (Prior.Unchanged).
+	Scan      string
+	Published []published
+	Dirs      []published
 }
 
 // stateEntry is one regular file the scan left for the per-file stages.
@@ -64,6 +72,10 @@ type stateEntry struct {
 	// (stages.Expectation).
 	Text   string
 	Tokens int
+	// Enc is what normalize learned of its charset for the repository
+	// prior: a reused file counts toward it, and a reused weak one decided
+	// under another prior is decided again (stages.EncodingMemo).
+	Enc stages.EncodingMemo
 	// Copy is the identity of its staged copy in tree/ when the state was
 	// made (staged files only, and only if older than CopyTrustWindow
 	// then): a refresh copies a previous copy that still has it without
@@ -171,10 +183,13 @@ func stateMAC(key, body []byte) []byte {
 // Write writes st into the snapshot being built, to describe what it
 // publishes: its files.json and REPO_MAP.md (their BLAKE3, hex), the
 // manifest and the findings. Only this user may read it (0600).
+//
+// Call it last, once every other file of the snapshot is written: it
+// records their identities (recordPublished).
 func (st *State) Write(out *snapshot.Pending, filesSum, repoMapSum string, m *snapshot.Manifest, findings []secrets.PathFinding, keys Keys) error {
 	st.FilesJSON, st.RepoMap, st.Manifest, st.Findings = filesSum, repoMapSum, m, findings
 	st.Indexes = map[string]string{}
-	for _, name := range []string{snapshot.SearchIndex, snapshot.LinesJSON} {
+	for _, name := range []string{snapshot.SearchIndex, snapshot.LinesJSON, snapshot.LineTokens} {
 		sum, err := fileSum(out.Path(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // not written: nothing to carry forward
@@ -183,6 +198,14 @@ func (st *State) Write(out *snapshot.Pending, filesSum, repoMapSum string, m *sn
 			return err
 		}
 		st.Indexes[name] = sum
+	}
+	known := map[string]string{snapshot.FilesJSON: filesSum, snapshot.RepoMapMD: repoMapSum}
+	for name, sum := range st.Indexes {
+		known[name] = sum
+	}
+	var err error
+	if st.Published, st.Dirs, err = recordPublished(out.Dir(), m, known); err != nil {
+		return err
 	}
 	var b bytes.Buffer
 	if err := gob.NewEncoder(&b).Encode(st); err != nil {
@@ -230,7 +253,7 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 		if decided[i] || rec.Kind != stages.KindFile || id == (stages.Identity{}) || rec.Reason == "secret-in-name" {
 			continue // the last: its path is masked, and unmasked it must not be written down
 		}
-		e := stateEntry{Path: rec.Path, Dev: id.Dev, Ino: id.Ino, Size: id.Size, Mtime: id.MtimeNs, Ctime: id.CtimeNs, Dir: env.DirContext(rec)}
+		e := stateEntry{Path: rec.Path, Dev: id.Dev, Ino: id.Ino, Size: id.Size, Mtime: id.MtimeNs, Ctime: id.CtimeNs, Dir: env.DirContext(rec), Enc: rec.Memo.Enc}
 		rulesHere, clean := rec.SecretState()
 		hasText := rec.Staged || rec.DuplicateOf != ""
 		switch {
@@ -251,7 +274,9 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 				e.Text, e.Tokens = prev.Text, prev.Tokens
 			}
 		}
-		if e.Redo == "" && rec.Staged && copies != nil {
+		if rec.Staged && copies != nil {
+			// A copy with findings too: an unchanged refresh keeps it
+			// (Prior.Unchanged), a replay places it.
 			e.Copy = copies[i]
 		}
 		st.Files = append(st.Files, e)

@@ -29,7 +29,8 @@ const (
 	NotReusedFindings   = "had-findings"      // the previous text held secrets: their values are never kept, so it is read again
 	NotReusedError      = "had-error"         // the previous entry recorded a per-file failure
 	NotReusedCopy       = "previous-copy-differs"
-	NotReusedPathLength = "path-too-long" // its copy does not fit under this run's temporary name
+	NotReusedPathLength = "path-too-long"  // its copy does not fit under this run's temporary name
+	NotReusedPrior      = "encoding-prior" // its charset was decided on weak evidence (or contested) under another repository prior: decided again
 )
 
 // Refresh is report.json's refresh: what a run took from the previous
@@ -45,6 +46,9 @@ type Refresh struct {
 	// NotReused the others, by why (decided-by-scan, new, changed, ...).
 	Reused    int            `json:"reused"`
 	NotReused map[string]int `json:"not_reused"`
+	// Unchanged: nothing changed since the previous snapshot, which was
+	// checked and kept as it is (nothing in OUT was written).
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 // Line is the audit's one line about reuse: "9,120 of 11,478 from the
@@ -67,6 +71,9 @@ func (f *Refresh) Line(files int) string {
 	}
 	slices.Sort(why)
 	s := fmt.Sprintf("%s of %s from the previous snapshot", numfmt.Int(f.Reused), numfmt.Int(files))
+	if f.Unchanged {
+		s = "unchanged: the previous snapshot was checked and kept, not published again"
+	}
 	if len(why) > 0 {
 		s += "; read: " + strings.Join(why, ", ")
 	}

@@ -42,6 +42,9 @@ func appendEntry(b []byte, e *Entry) []byte {
 	if e.Mojibake {
 		b = appendBoolField(b, "mojibake", true)
 	}
+	if e.Replaced != 0 {
+		b = appendIntField(b, "replaced", int64(e.Replaced))
+	}
 	b = b[:len(b)-2] // the last field's ",\n"
 	return append(b, "\n    }"...)
 }

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/repoprep/repoprep/internal/lineindex"
@@ -13,13 +15,19 @@ import (
 // Safe for concurrent use (reads are ReadAt); Close it when done.
 type TokenIndex struct {
 	*lineindex.TokenIndex
-	f      *os.File
+	f      *os.File // nil when opened over data
+	data   []byte   // the whole file, when opened by LineTokensData
 	staged []string // the staged paths, sorted: file i of the index is staged[i]
 	hashes []string // their files.json hashes
 }
 
 // Close closes the index file.
-func (t *TokenIndex) Close() error { return t.f.Close() }
+func (t *TokenIndex) Close() error {
+	if t.f == nil {
+		return nil
+	}
+	return t.f.Close()
+}
 
 // Find returns the index of the staged path p in the token index, or -1.
 func (t *TokenIndex) Find(p string) int {
@@ -80,17 +88,84 @@ func (s *Snapshot) LineTokens(m *Manifest) (*TokenIndex, error) {
 	return ix, nil
 }
 
+// LineTokensData reads linetokens.index whole, within its cap, and opens
+// it over those bytes when it is bound to m's staged files, for a caller
+// that takes every file's counts (a refresh carrying them forward, which
+// checks the bytes against the refresh state). TokenIndex.Raw gives a
+// file's record and data from them.
+func (s *Snapshot) LineTokensData(m *Manifest) (*TokenIndex, []byte, error) {
+	b := s.forManifest(m)
+	f, err := s.OpenFile(LineTokens)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.checkTokensCap(fi.Size(), b); err != nil {
+		return nil, nil, err
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", LineTokens, err)
+	}
+	if n, _ := f.Read(make([]byte, 1)); n != 0 {
+		return nil, nil, fmt.Errorf("%s: grew while it was read", LineTokens)
+	}
+	t, err := s.openTokensAt(bytes.NewReader(data), int64(len(data)), b)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.data = data
+	return t, data, nil
+}
+
+// Raw returns file i's record and its data as written, from an index
+// opened by LineTokensData, checking only that the record points inside
+// the data: the caller vouches for the bytes (their sums are not checked).
+func (t *TokenIndex) Raw(i int) (lineindex.TokenRecord, []byte, error) {
+	r, err := t.Record(i)
+	if err != nil {
+		return r, nil, err
+	}
+	if t.data == nil || r.Off+r.N > int64(len(t.data)) {
+		return r, nil, fmt.Errorf("%s: record %d is not in the bytes read", LineTokens, i)
+	}
+	return r, t.data[r.Off : r.Off+r.N : r.Off+r.N], nil
+}
+
+// Hash is the files.json hash of file i of the index.
+func (t *TokenIndex) Hash(i int) string { return t.hashes[i] }
+
+func (s *Snapshot) checkTokensCap(size int64, b *bounds) error {
+	if limit := s.maxBytes(LineTokens, b, false); size > limit {
+		if limit = max(limit, s.maxBytes(LineTokens, b, true)); size > limit {
+			return &TooLargeError{Name: LineTokens, Size: size, Max: limit}
+		}
+	}
+	return nil
+}
+
 func (s *Snapshot) openTokens(f *os.File, b *bounds) (*TokenIndex, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if limit := s.maxBytes(LineTokens, b, false); fi.Size() > limit {
-		if limit = max(limit, s.maxBytes(LineTokens, b, true)); fi.Size() > limit {
-			return nil, &TooLargeError{Name: LineTokens, Size: fi.Size(), Max: limit}
-		}
+	if err := s.checkTokensCap(fi.Size(), b); err != nil {
+		return nil, err
 	}
-	lx, err := lineindex.OpenTokens(f, fi.Size())
+	t, err := s.openTokensAt(f, fi.Size(), b)
+	if err != nil {
+		return nil, err
+	}
+	t.f = f
+	return t, nil
+}
+
+func (s *Snapshot) openTokensAt(r io.ReaderAt, size int64, b *bounds) (*TokenIndex, error) {
+	lx, err := lineindex.OpenTokens(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", LineTokens, err)
 	}
@@ -102,7 +177,7 @@ func (s *Snapshot) openTokens(f *os.File, b *bounds) (*TokenIndex, error) {
 		return nil, fmt.Errorf("%s: %w: it lists %d files with content digest %x…, the %d staged files give %x… (copied from another snapshot, or left from other contents)",
 			LineTokens, ErrUnbound, lx.Files(), got[:6], len(b.staged), want[:6])
 	}
-	t := &TokenIndex{TokenIndex: lx, f: f, staged: make([]string, len(b.staged)), hashes: make([]string, len(b.staged))}
+	t := &TokenIndex{TokenIndex: lx, staged: make([]string, len(b.staged)), hashes: make([]string, len(b.staged))}
 	for i, e := range b.staged {
 		t.staged[i], t.hashes[i] = e.path, e.hash
 	}

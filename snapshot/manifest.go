@@ -55,6 +55,11 @@ type Entry struct {
 	// Mojibake: valid UTF-8 whose text looks double-encoded, staged as
 	// written (docs/encoding.md).
 	Mojibake bool `json:"mojibake,omitempty"`
+	// Replaced: how many U+FFFD the staged text holds in place of broken
+	// double-byte pairs (a GBK or Big5 character cut by a line end or an
+	// ANSI colour code, which no decoder reads); omitted when 0
+	// (docs/encoding.md).
+	Replaced int `json:"replaced,omitempty"`
 }
 
 // Pruned is a directory left unwalked, with why.

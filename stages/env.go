@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -76,31 +77,39 @@ func (e *Env) Warnings() []string {
 	e.warnMu.Lock()
 	defer e.warnMu.Unlock()
 	out := slices.Sorted(slices.Values(e.warnings))
-	if d := e.declared; d.n > 0 {
+	if n := len(e.declared); n > 0 {
+		first := slices.Min(slices.Collect(maps.Keys(e.declared)))
+		d := e.declared[first]
 		out = append(out, fmt.Sprintf("%d files name a charset their bytes contradict, read by detection instead (the first by path: %s names %s, read as %s)",
-			d.n, d.first, d.declared, d.read))
+			n, first, d.declared, d.read))
 	}
 	return out
 }
 
-// misdeclared counts the texts whose declared charset (a meta tag, a
-// coding cookie, a charset in the name) their bytes contradict, keeping
-// the first by path: one warning for the run, not one per file (a MUD
-// client's 248 scripts all declare iso-8859-1 and are GBK).
-type misdeclared struct {
-	n                     int
-	first, declared, read string
-}
+// misdeclared holds the texts whose declared charset (a meta tag, a
+// coding cookie, a charset in the name) their bytes contradict, by path:
+// one warning for the run, not one per file (a MUD client's 248 scripts
+// all declare iso-8859-1 and are GBK), naming the first by path. A text
+// decided again under a repository prior (Redecide) is noted once, as
+// its last decoding says.
+type misdeclared map[string]struct{ declared, read string }
 
 // noteMisdeclared records one such text.
 func (e *Env) noteMisdeclared(path, declared, read string) {
 	e.warnMu.Lock()
 	defer e.warnMu.Unlock()
-	d := &e.declared
-	if d.n == 0 || path < d.first {
-		d.first, d.declared, d.read = path, declared, read
+	if e.declared == nil {
+		e.declared = misdeclared{}
 	}
-	d.n++
+	e.declared[path] = struct{ declared, read string }{declared, read}
+}
+
+// forgetMisdeclared drops what noteMisdeclared recorded of path, for a
+// text about to be decoded again.
+func (e *Env) forgetMisdeclared(path string) {
+	e.warnMu.Lock()
+	defer e.warnMu.Unlock()
+	delete(e.declared, path)
 }
 
 // openSrc opens a record's file for reading relative to its directory's

@@ -58,6 +58,10 @@ type Memo struct {
 	// it is set.
 	TextTokens int
 	Normalized bool
+	// Enc is what normalize learned of the text's charset for the
+	// repository prior (encoding_prior.go); Enc.Prior is set before a
+	// text is decided again under a prior.
+	Enc EncodingMemo
 	// AtLimit: the record's error is a document's refusal at a work limit
 	// (extract.IsLimit: cells, bytes, pages, nesting; never the clock),
 	// which the same bytes meet again under this build. It is an outcome

@@ -58,6 +58,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	streamLater := !in.c.all && rec.Memo.Expect == nil && e.TokensReady != nil && !e.TokensReady()
 	count := rec.Memo.Expect == nil && !streamLater
 	res, decErr := in.normalize(out.w, count)
+	rec.Memo.Enc = encodingMemo(res, decErr, in.prior, rec.Memo.Enc)
 	writeErr := out.finish(decErr)
 	switch {
 	case writeErr != nil:
@@ -114,6 +115,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	}
 	rec.Encoding, rec.BOM, rec.CRLF = res.Encoding, res.BOM, res.CRLF
 	rec.Mojibake = res.Mojibake
+	rec.Replaced = res.Replaced
 	if res.DeclaredIgnored && res.Encoding != "utf-8" {
 		// Valid UTF-8 under an old declaration (a page converted without
 		// its meta tag, prose that quotes one) is common and harmless:

@@ -18,6 +18,9 @@ type textIn struct {
 	c    *content
 	src  *sourceReader
 	name string // the file's base name: a charset in it is evidence (textenc.Options)
+	// prior is the repository's charset, for a text decided again on weak
+	// evidence (Memo.Enc.Prior; textenc.Options.Prior)
+	prior string
 }
 
 // openText prepares normalize's input for rec.
@@ -31,14 +34,14 @@ func (e *Env) openText(ctx context.Context, rec *Record) (*textIn, error) {
 	if !whole {
 		r = c.stream()
 	}
-	return &textIn{c: c, src: &sourceReader{ctx: ctx, r: r}, name: path.Base(rec.Path)}, nil
+	return &textIn{c: c, src: &sourceReader{ctx: ctx, r: r}, name: path.Base(rec.Path), prior: rec.Memo.Enc.Prior}, nil
 }
 
 // normalize decodes the input into dst with the loop's worker's decoder,
 // which keeps its buffers; a text it holds whole is counted afterwards,
 // once, and a streamed one as it is decoded unless count is false.
 func (in *textIn) normalize(dst io.Writer, count bool) (textenc.Result, error) {
-	return in.c.w.norm.Normalize(in.src, dst, textenc.Options{Name: in.name, NoTokens: in.c.all || !count})
+	return in.c.w.norm.Normalize(in.src, dst, textenc.Options{Name: in.name, Prior: in.prior, NoTokens: in.c.all || !count})
 }
 
 // changed reports whether the file moved while it was read.

@@ -5,6 +5,7 @@ package dirfd
 import (
 	"bytes"
 	"io/fs"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,7 +50,9 @@ func (s kernelSys) openat(pfd int, name string, flags int) (int, error) {
 // getdents reads the directory at fd to its end, handing each block the
 // kernel fills to fn; name names the directory in errors.
 func getdents(fd int, name string, fn func(block []byte) error) error {
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -66,6 +69,12 @@ func getdents(fd int, name string, fn func(block []byte) error) error {
 		}
 	}
 }
+
+// direntBufs holds getdents' buffers: a fresh one per directory is a
+// 32 KiB allocation, zeroed, for every directory a scan reads (a tenth of
+// the CPU of an unchanged refresh of Go's src/). fn never keeps a block:
+// both readers copy the names out.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // readDirFD reads the names of the directory at fd with getdents.
 func readDirFD(fd int, name string) ([]string, error) {

@@ -167,28 +167,41 @@ func hasLetterRune(text string) bool {
 // must be box drawing, blocks, shapes or arrows for it to be a drawing.
 const minDrawingShare = 0.5
 
-// drawingReading finds the one CJK charset in which a sample of symbols
-// only is a drawing: a BBS's ANSI art in Big5 is "◢◣▁▂▇█●" there, and
-// punctuation, Greek letters and brackets in GBK, EUC-KR or EUC-JP. When
-// no charset or more than one reads a drawing, there is none.
+// minCaptionedDrawing is how many drawing characters a reading with
+// letters needs to be a drawing with a caption: "【】" twice in a GBK
+// script reads as Big5's "▽▼▽▼" beside three Han characters, a drawing
+// by share alone.
+const minCaptionedDrawing = 6
+
+// drawingReading finds the one CJK charset in which a sample is a
+// drawing: a BBS's ANSI art in Big5 is "◢◣▁▂▇█●" there, with a caption
+// of a few Han characters ("招財狗") or none, and punctuation, Greek
+// letters, brackets or random Han characters in GBK, EUC-KR or EUC-JP.
+// When no charset or more than one reads a drawing, there is none. A
+// drawing scores little as text (box drawing weighs 0.05), and a
+// single-byte charset reads its bytes as symbols too ("¢®¢i¢©" in Mac
+// Roman), so it is decided by this shape, not by the scores.
 func drawingReading(head []byte, atEOF bool) (charset, bool) {
 	var found charset
 	n := 0
 	for _, c := range multiByteCharsets {
 		text, ok := decodeSample(c.enc, head, atEOF)
-		if !ok || checkText(text) != nil || hasLetterRune(text) {
+		if !ok || checkText(text) != nil {
 			continue
 		}
-		all, drawing := 0, 0
+		all, drawing, letters := 0, 0, 0
 		for _, r := range text {
 			if r >= utf8.RuneSelf {
 				all++
-				if isBoxDrawing(r) || isCJKSymbol(r) {
+				switch {
+				case isBoxDrawing(r) || isCJKSymbol(r):
 					drawing++
+				case unicode.IsLetter(r):
+					letters++
 				}
 			}
 		}
-		if all > 0 && float64(drawing) >= minDrawingShare*float64(all) {
+		if all > 0 && float64(drawing) >= minDrawingShare*float64(all) && (letters == 0 || drawing >= minCaptionedDrawing) {
 			found = c
 			n++
 		}

@@ -332,7 +332,9 @@ func decideDeclared(head []byte, atEOF, atStart bool, decls []declaration) decis
 // judge; or it has too few non-ASCII characters to contradict anything.
 func declaredFits(c charset, head []byte, atEOF bool) bool {
 	text, ok := decodeSample(c.enc, head, atEOF)
-	if !ok || checkText(text) != nil {
+	// As many controls as valid UTF-8 may hold: the file says it is text
+	// in c (a vim keymap holds a literal ^V on every line).
+	if !ok || checkTextShare(text, maxUTF8ControlShare) != nil {
 		return false
 	}
 	if p := profileOf(c.name); p != profileAny {

@@ -82,6 +82,8 @@ type decision struct {
 	mojibake        bool   // valid UTF-8 that looks double-encoded: kept as written, flagged
 	declared        string // the label the file declares (Result.Declared)
 	declaredIgnored bool   // ... and the bytes contradict it (Result.DeclaredIgnored)
+	broken          bool   // a double-byte charset with a few broken pairs, staged with U+FFFD (brokenpairs.go)
+	brokenRatio     int    // ... at most one per this many double-byte characters; 0 means brokenPairRatio
 }
 
 // sniffBOM recognises a byte-order mark; enc is nil for UTF-8.
@@ -132,6 +134,13 @@ func decideWide(head []byte, atEOF bool) (charset, bool) {
 // an ISO-2022-JP escape. atStart says the sample starts the file, so UTF-16
 // without a BOM (and without NULs: pure CJK text) is still possible.
 func decide(head []byte, atEOF, atStart bool) decision {
+	return decideSample(head, atEOF, atStart, true)
+}
+
+// decideSample is decide; tryBroken says a double-byte charset with a few
+// broken pairs may be chosen (decideBroken, which decides its blanked
+// sample without).
+func decideSample(head []byte, atEOF, atStart, tryBroken bool) decision {
 	if i := firstNonASCII(head); i >= 0 && head[i] == 0x1b {
 		if !isISO2022JPEscape(head[i:]) {
 			return decision{err: ErrUndecodable} // ISO-2022-KR/CN: no decoder
@@ -149,6 +158,11 @@ func decide(head []byte, atEOF, atStart bool) decision {
 	if utf8WithErrors(head, atEOF) {
 		return decision{err: ErrInvalidUTF8}
 	}
+	if tryBroken {
+		if d, ok := decideBroken(head, atEOF, atStart); ok {
+			return d
+		}
+	}
 
 	cands := slices.Clone(multiByteCharsets)
 	if atStart && !mostlyASCIIPairs(head) {
@@ -161,14 +175,12 @@ func decide(head []byte, atEOF, atStart bool) decision {
 	// not which charset: it wins only as the one reading that draws
 	// (drawingReading), and a single-byte reading must beat it clearly.
 	symbolsOnly := mbErr == nil && profileOf(mb.name) != profileWide && !hasLetterRune(mbText)
-	sb, sbScore, sbErr := bestSingleByte(head, atEOF)
-	if symbolsOnly || mbErr != nil {
-		// A drawing scores little (box drawing weighs 0.05 in text) but is
-		// a drawing in one charset only.
-		if d, ok := drawingReading(head, atEOF); ok {
-			return decision{charset: d}
-		}
+	// A drawing scores little (box drawing weighs 0.05 in text) but is a
+	// drawing in one charset only.
+	if d, ok := drawingReading(head, atEOF); ok {
+		return decision{charset: d}
 	}
+	sb, sbScore, sbErr := bestSingleByte(head, atEOF)
 	if symbolsOnly {
 		if sbErr == nil && sbScore >= minScore && sbScore >= mbScore+minFamilyMargin {
 			return decision{charset: sb}
@@ -312,6 +324,12 @@ func decodeSample(enc encoding.Encoding, head []byte, atEOF bool) (string, bool)
 // known mojibake (mojibakeState's patterns, and UTF-8 misread as any of
 // mojibakeCharsets).
 func checkText(text string) error {
+	return checkTextShare(text, maxControlShare)
+}
+
+// checkTextShare is checkText with one control character in share
+// allowed.
+func checkTextShare(text string, share int) error {
 	var moji mojibakeState
 	var runes, controls int
 	for _, r := range text {
@@ -330,7 +348,7 @@ func checkText(text string) error {
 			return ErrMojibake
 		}
 	}
-	if controls*maxControlShare > runes {
+	if controls*share > runes {
 		return ErrBinary
 	}
 	if isMisreadUTF8(text) {

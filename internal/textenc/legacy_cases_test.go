@@ -53,6 +53,9 @@ func TestLegacyCases(t *testing.T) {
 		{"vim scriptencoding", charmap.ISO8859_1, "scriptencoding latin1\n" + italianMenu, ""},
 		{"charset in the file name", charmap.ISO8859_1, italianMenu, "menu_it_it.latin1.vim"},
 		{"keymap in cp1250 by its name", charmap.Windows1250, slovakKeymap, "slovak_cp1250.vim"},
+		// A literal ^V on every line, as vim's croatian_cp1250.vim has
+		// (before: binary, one control in 20 characters).
+		{"keymap with ^V, by its name", charmap.Windows1250, strings.ReplaceAll(slovakKeymap, "\t", "\t\x16"), "croatian_cp1250.vim"},
 		{"po header", charmap.ISO8859_1, "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=ISO-8859-1\\n\"\n\nmsgid \"Yes/No\"\nmsgstr \"Sì/No\"\n\nmsgid \"Colour in menu\"\nmsgstr \"Colore in Menù\"\n", ""},
 		// 2. Western text (before: Windows-1250 "Breitenbčucher", refused,
 		// Windows-1251 "Mise а jour", refused).

@@ -11,6 +11,7 @@ package textenc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -33,6 +34,11 @@ type Result struct {
 	// never refused: the bytes are the author's, and a test file of
 	// garbled strings or two odd words in a translation are real content.
 	Mojibake bool
+	// Replaced counts the U+FFFD written in place of broken double-byte
+	// pairs: a GBK or Big5 file whose few characters cut by a line end or
+	// an ANSI colour code no decoder reads (brokenpairs.go). 0 for every
+	// other file.
+	Replaced int
 	// Declared is the charset the file names for itself, as written and
 	// lower-cased ("latin1", "iso-8859-1", "cp936"): in its head (an HTML
 	// meta, an XML prolog, an Emacs or vim coding line, vim's
@@ -45,6 +51,22 @@ type Result struct {
 	// declares another charset), so detection decided Encoding. A warning
 	// for the reader: the file says one thing and is another.
 	DeclaredIgnored bool
+	// DeclaredInName: Declared decided Encoding, and only the file's name
+	// says it (menu_de_de.latin1.vim): evidence about this file, not
+	// about the repository's other files.
+	DeclaredInName bool
+	// Weak: the file's own evidence for its charset is weak (a short or
+	// symbols-only text, a runner-up reading about as plausible, or a
+	// refusal while some charset reads the bytes cleanly), so a
+	// repository prior (Options.Prior) may decide it: another prior may
+	// give another result. Never set for valid UTF-8 or a declaration the
+	// bytes agree with; set on a refusal too (with the error).
+	Weak bool
+	// ByPrior: Options.Prior decided Encoding in place of the weak choice
+	// (or refusal) the file's own evidence gave, or (with Weak false) of a
+	// single-byte choice whose reading the prior's, of the same script,
+	// nearly equals (Contests).
+	ByPrior bool
 }
 
 // Options is what a caller knows about a file beside its bytes.
@@ -56,6 +78,12 @@ type Options struct {
 	// NoTokens leaves Result.Tokens at 0, for a caller that will know the
 	// count otherwise.
 	NoTokens bool
+	// Prior is the charset the repository's other files were decided in
+	// on strong evidence ("big5"; "" for none): it decides a file whose
+	// own evidence is weak (Result.Weak) when the bytes decode cleanly in
+	// it and its reading is about as plausible (prior.go). A declaration
+	// the bytes agree with still wins; valid UTF-8 is never read as it.
+	Prior string
 }
 
 // Refusal reasons, usable with errors.Is; the normalize stage writes the
@@ -114,7 +142,7 @@ func normalizeWith(src io.Reader, dst io.Writer, opts Options) (Result, error) {
 	res := Result{Encoding: "utf-8"}
 	out := newSink(dst, &res)
 	out.skipTokens = opts.NoTokens
-	err := normalize(bufio.NewReaderSize(src, sampleBytes), out, &res, opts.Name)
+	err := normalize(bufio.NewReaderSize(src, sampleBytes), out, &res, opts)
 	if err == nil {
 		err = out.close()
 	}
@@ -122,9 +150,10 @@ func normalizeWith(src io.Reader, dst io.Writer, opts Options) (Result, error) {
 }
 
 // normalize runs the decision order docs/encoding.md describes on br and
-// streams into out; name is the file's base name, for the charset it may
-// declare.
-func normalize(br *bufio.Reader, out *sink, res *Result, name string) error {
+// streams into out; opts.Name is the file's base name, for the charset it
+// may declare, and opts.Prior the repository's charset, for a weak choice.
+func normalize(br *bufio.Reader, out *sink, res *Result, opts Options) error {
+	name := opts.Name
 	head, atEOF, err := peek(br)
 	if err != nil || len(head) == 0 {
 		return err
@@ -199,11 +228,21 @@ func normalize(br *bufio.Reader, out *sink, res *Result, name string) error {
 		decls = findDeclarations(head, name)
 	}
 	d := decideDeclared(head, atEOF, atStart, decls)
+	d, res.Weak, res.ByPrior = weighPrior(d, head, atEOF, opts.Prior, declaredInName(d, decls, name))
 	res.Declared, res.DeclaredIgnored = d.declared, d.declaredIgnored
+	res.DeclaredInName = declaredInName(d, decls, name)
 	if d.err != nil {
 		return d.err
 	}
 	res.Encoding = d.name
+	if d.broken {
+		fourByte, err := decodeBroken(br, d.charset, cmp.Or(d.brokenRatio, brokenPairRatio), out)
+		res.Replaced = int(out.replaced)
+		if fourByte {
+			res.Encoding = "gb18030"
+		}
+		return err
+	}
 	if d.enc == nil {
 		res.Mojibake = d.mojibake
 		out.keepFFFD = true

@@ -34,6 +34,8 @@ type sink struct {
 	dst        io.Writer
 	res        *Result
 	keepFFFD   bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
+	allowFFFD  bool // a double-byte source with broken pairs: the decoder's U+FFFD are counted in replaced (brokenpairs.go)
+	replaced   int64
 	skipTokens bool // leave Result.Tokens at 0 (NormalizeUncounted)
 
 	chunk []byte // pump's read buffer, kept by a Normalizer; nil: pump makes one
@@ -139,7 +141,10 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 			return s.invalid()
 		}
 		if r == utf8.RuneError && !s.keepFFFD {
-			return ErrUndecodable
+			if !s.allowFFFD {
+				return ErrUndecodable
+			}
+			s.replaced++
 		}
 		if isControl(r) {
 			s.controls++
@@ -226,11 +231,11 @@ func (s *sink) close() error {
 		s.res.Lines++
 	}
 	share := int64(maxControlShare)
-	if s.res.Encoding == "utf-8" {
-		// Valid UTF-8 (or ASCII) is refused only when controls are a
-		// good part of it: a vim keymap holds a literal ^V on every line.
-		// A legacy reading thick with controls is binary read as a
-		// single-byte charset.
+	if s.res.Encoding == "utf-8" || s.res.Declared != "" && !s.res.DeclaredIgnored {
+		// Valid UTF-8 (or ASCII), or a charset the file declares, is
+		// refused only when controls are a good part of it: a vim keymap
+		// holds a literal ^V on every line. A detected legacy reading
+		// thick with controls is binary read as a single-byte charset.
 		share = maxUTF8ControlShare
 	}
 	if s.controls*share > s.runes {
