@@ -21,6 +21,7 @@ import (
 // legacy format stays unstaged as before, and verify finds the snapshot
 // whole.
 func TestDocumentsExtracted(t *testing.T) {
+	t.Parallel() // changes no package state: see TestMain
 	s := plantedSecrets(t)
 	docx := xt.DOCX(t, "Deploy key: "+s["aws"], "DATABASE_URL=postgres://app:"+s["pgpass"]+"@db.internal/app")
 	src := t.TempDir()

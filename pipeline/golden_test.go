@@ -42,6 +42,7 @@ func TestRealTreesGolden(t *testing.T) {
 	for _, path := range realTrees {
 		name := strings.ReplaceAll(path, "/", "_")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // a tree and OUT of its own: two trees at a time
 			src := moduleDir(t, path)
 			out := filepath.Join(t.TempDir(), "out")
 			res, err := Run(t.Context(), Options{Root: src, OutDir: out, Workers: 2, Version: "test", FingerprintKey: []byte("golden fingerprint key 0123456789")})

@@ -16,6 +16,8 @@ import (
 // into it once failed whole runs (GOROOT's crypto/x509 testdata: DER and
 // PEM .crt files side by side).
 func TestRefusalsBesideStagedFiles(t *testing.T) {
+	t.Parallel() // changes no package state: see TestMain
+
 	var der strings.Builder // binary, as a DER certificate is: every byte value
 	for b := range 256 {
 		der.WriteByte(byte(b))

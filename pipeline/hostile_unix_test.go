@@ -4,10 +4,12 @@ package pipeline
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -24,10 +26,9 @@ func TestUnreadableFile(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to start a child as nobody")
 	}
+	t.Parallel() // changes no package state: see TestMain
 	base := t.TempDir()
-	for d := base; d != "/"; d = filepath.Dir(d) {
-		os.Chmod(d, 0o755) // let nobody traverse the temp dirs
-	}
+	letNobodyTraverse(t, base)
 	src := filepath.Join(base, "src")
 	os.MkdirAll(filepath.Join(src, "locked-dir"), 0o755)
 	os.WriteFile(filepath.Join(src, "ok.go"), []byte("package ok\n"), 0o644)
@@ -75,16 +76,9 @@ func TestUnreadableFile(t *testing.T) {
 // returns its combined output. base must be a directory nobody can enter.
 func runAsNobody(t *testing.T, base, src, out string) ([]byte, error) {
 	t.Helper()
-	// The test binary sits in a build dir nobody cannot enter: copy it out.
-	bin := filepath.Join(base, "pipeline.test")
-	if _, err := os.Stat(bin); err != nil {
-		self, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(bin, self, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	bin, err := nobodyBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Env = append(os.Environ(), childSrc+"="+src, childOut+"="+out)
@@ -92,17 +86,54 @@ func runAsNobody(t *testing.T, base, src, out string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
+// nobodyBinary is this test binary copied once per process where nobody
+// can run it (the build directory is closed to nobody): beside the
+// tokenizer's tables TestMain keeps for the children, so that every child
+// of every test runs the same executable and only the first builds them
+// (a copy per test built them once each, 2-4 s under -race).
+var nobodyBinary = sync.OnceValues(func() (string, error) {
+	dir := os.Getenv(childTokens)
+	if dir == "" {
+		return "", errors.New("TestMain made no directory for the children")
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "pipeline.test")
+	return bin, os.WriteFile(bin, self, 0o755)
+})
+
 // nobodyBase makes a temporary directory nobody can traverse, with an
 // output parent nobody owns.
+// letNobodyTraverse adds search permission for others to dir and each of
+// its parents that lacks it (t.TempDir makes 0700 directories), keeping
+// every other bit: /tmp keeps its sticky bit and a parent is never opened
+// up beyond traversal.
+func letNobodyTraverse(t *testing.T, dir string) {
+	t.Helper()
+	for d := dir; d != "/"; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o001 != 0 {
+			continue
+		}
+		keep := fi.Mode() & (os.ModePerm | os.ModeSticky | os.ModeSetuid | os.ModeSetgid)
+		if err := os.Chmod(d, keep|0o055); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func nobodyBase(t *testing.T) (base, outParent string) {
 	t.Helper()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to start a child as nobody")
 	}
 	base = t.TempDir()
-	for d := base; d != "/"; d = filepath.Dir(d) {
-		os.Chmod(d, 0o755) // let nobody traverse the temp dirs
-	}
+	letNobodyTraverse(t, base)
 	outParent = filepath.Join(base, "outs")
 	if err := os.Mkdir(outParent, 0o755); err != nil {
 		t.Fatal(err)
@@ -120,6 +151,7 @@ func nobodyBase(t *testing.T) (base, outParent string) {
 // run in its cleanup).
 func TestReadOnlySnapshotDoesNotWedge(t *testing.T) {
 	base, outParent := nobodyBase(t)
+	t.Parallel() // changes no package state: see TestMain
 	src := filepath.Join(base, "src")
 	testkit.WriteTree(t, src, map[string]string{"a.go": "package a\n", "docs/b.md": "# b\n"})
 	out := filepath.Join(outParent, "out")
@@ -148,6 +180,7 @@ func TestATimeRefusedSaidOnce(t *testing.T) {
 		t.Skip("no O_NOATIME on this platform (or built with repoprep_portable): nothing is refused")
 	}
 	base, outParent := nobodyBase(t)
+	t.Parallel() // changes no package state: see TestMain
 	src := filepath.Join(base, "src")
 	testkit.WriteTree(t, src, map[string]string{"a.go": "package a\n", "b.go": "package b\n", "c.md": "# c\n"})
 	out := filepath.Join(outParent, "out")

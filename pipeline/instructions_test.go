@@ -15,6 +15,7 @@ import (
 // instructions.json: scopes, front matter, imports (cycle, six hops,
 // escapes, missing), the AGENTS.md symlink resolved, sizes and warnings.
 func TestInstructionsGolden(t *testing.T) {
+	t.Parallel() // changes no package state: see TestMain
 	dir := t.TempDir()
 	src := instructionstest.Write(t, dir)
 	out := filepath.Join(dir, "out")

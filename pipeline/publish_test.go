@@ -30,6 +30,14 @@ const (
 	childTokens = "REPOPREP_TEST_CHILD_TOKENS" // where the tokenizer's tables are kept between this binary's processes
 )
 
+// TestMain runs the test binary as a child run when the environment says
+// so, and keeps the tokenizer's tables for the children.
+//
+// Tests that change package state (tokensReady, refresh's windows,
+// extractLimits, the environment) or time what they run stay sequential;
+// the heavy ones that do neither call t.Parallel, so they run two at a
+// time once the sequential ones are done, and the package's tests (make
+// test's longest process) use both cores of a CI runner.
 func TestMain(m *testing.M) {
 	if src := os.Getenv(childSrc); src != "" {
 		tokens.UseCache(os.Getenv(childTokens))

@@ -75,6 +75,7 @@ func TestEveryCopyMasked(t *testing.T) {
 // under -short: the value pass over a caught block costs 1.6 GB under -race at the full
 // size), base64 PEM and JWT.
 func TestRedactionItems(t *testing.T) {
+	t.Parallel() // changes no package state: see TestMain
 	pgpBytes := 200 << 10
 	if testing.Short() {
 		pgpBytes = 64 << 10

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -153,7 +154,10 @@ func FuzzResolve(f *testing.F) {
 //
 // The whole pass makes 3,000 swaps. Under -short (make test's race pass)
 // the same 4 readers run through at least 300 swaps, and on until reads
-// were both served and refused (at most the whole pass's 3,000).
+// were both served and refused (at most the whole pass's 3,000). Each
+// reader yields after a read (runtime.Gosched): without it the readers
+// kept both cores and each swap waited a scheduler slice (10 ms) after its
+// system calls, 35 s for the 3,000, with no more reads meeting a swap.
 func TestSymlinkSwapRace(t *testing.T) {
 	s := baseSnap()
 	s.files["race/target.txt"] = "inside content\n"
@@ -183,6 +187,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 				default:
 					refused.Add(1)
 				}
+				runtime.Gosched()
 			}
 		})
 	}

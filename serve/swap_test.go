@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,9 +39,12 @@ var genRE = regexp.MustCompile(`gen (\d+) `)
 // publications come and go (more than one generation answered).
 //
 // The whole pass runs 20 readers across 40 publications. Under -short
-// (make test's race pass, where 20 readers leave the publisher most of a
-// second per publication) 8 readers run across 10 publications: still
-// hundreds of concurrent reads per publication, the same checks.
+// (make test's race pass) 8 readers run across 10 publications: still
+// hundreds of concurrent reads per publication, the same checks. Each
+// reader yields after a read (runtime.Gosched): without it the readers
+// kept both cores and the publisher waited a scheduler slice (10 ms) for
+// one after each system call, most of a second per publication (50 s for
+// the whole pass's 40), and reads overlapped the publications no more.
 func TestRepublishWhileReading(t *testing.T) {
 	if err := exchangeDirs(t.TempDir(), t.TempDir()); errors.Is(err, errors.ErrUnsupported) {
 		t.Skip("no atomic exchange of two directories on this platform")
@@ -90,6 +94,7 @@ func TestRepublishWhileReading(t *testing.T) {
 					}
 				}
 				reads.Add(1)
+				runtime.Gosched()
 			}
 		})
 	}

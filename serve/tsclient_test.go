@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,7 +61,6 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	installSDK(t, ctx, npm)
 
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "repoprep")
@@ -68,13 +68,27 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		bin += ".exe"
 	}
 	// Built the way this test binary was, so the packages come from the
-	// build cache the test run just filled: only the link is new.
-	build := []string{"build", "-o", bin}
-	start := time.Now()
-	if out, err := exec.CommandContext(ctx, goTool, append(build, "github.com/repoprep/repoprep/cmd/repoprep")...).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	// build cache the test run just filled: only the link is new. The
+	// build (CPU) runs while npm ci (mostly the network) installs the SDK:
+	// in a fresh clone each took most of a minute on a busy runner.
+	var (
+		buildOut  []byte
+		buildErr  error
+		buildTook time.Duration
+		building  sync.WaitGroup
+	)
+	building.Go(func() {
+		start := time.Now()
+		buildOut, buildErr = exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/repoprep/repoprep/cmd/repoprep").CombinedOutput()
+		buildTook = time.Since(start)
+	})
+	t.Cleanup(building.Wait) // if npm ci fails: the build, cancelled, ends before dir goes
+	installSDK(t, ctx, npm)
+	building.Wait()
+	if buildErr != nil {
+		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
 	}
-	t.Logf("go build: %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("go build: %v", buildTook.Round(time.Millisecond))
 	src, out := filepath.Join(dir, "src"), filepath.Join(dir, "out")
 	testkit.WriteTree(t, src, map[string]string{
 		"src/click/__init__.py": "from click.core import main\n",
@@ -130,7 +144,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, filepath.Join(mcpClientDir, "client.mjs"), bin, out, plan)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start = time.Now()
+	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the TypeScript SDK client failed: %v\n%s", err, stderr.Bytes())
 	}

@@ -75,6 +75,10 @@ func TestFailOnKinds(t *testing.T) {
 		{"marker in a JSON value", []string{"--fail-on-secrets", "--inline-allow"}, jsonMarked, exitSecrets},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			// Runs in this process, each with its own OUT, reading trees
+			// none of them writes: two at a time (LoadKey lets two runs
+			// make the fingerprint key at once).
+			t.Parallel()
 			args := append([]string{"run", "-q", "-o", filepath.Join(t.TempDir(), "o")}, tt.args...)
 			if code, _, stderr := runCmd(t, append(args, tt.src)...); code != tt.code {
 				t.Errorf("exit %d, want %d: %s", code, tt.code, stderr)

@@ -55,6 +55,7 @@ func runAsCommand(t *testing.T, env []string, args ...string) string {
 // same executable reads them (it writes no new file) and publishes the
 // same counts; nothing else lands there.
 func TestRunKeepsTokenTables(t *testing.T) {
+	t.Parallel() // two child processes, their environment their own
 	src := smallRepo(t, map[string]string{"doc/zh.md": "# 说明\n\n自然语言处理是人工智能的一个分支。\n"})
 	tables := filepath.Join(t.TempDir(), "tables")
 	env := []string{"REPOPREP_TOKENS_CACHE=" + tables}
