@@ -285,3 +285,17 @@ bench-mcp: build
 	fi; \
 	REPOPREP_BENCH_MCP=$(CURDIR)/bin/repoprep REPOPREP_BENCH_MCP_BASE="$$base" REPOPREP_BENCH_MCP_CACHE=$(CURDIR)/.bench/mcp \
 	  $(GO) test -run '^TestBenchMCP$$' -count=1 -v -timeout 40m ./serve/ | grep -v '^=== RUN'
+
+.PHONY: bench-corpus
+# repoprep corpus on real repositories (CORPUS_LIST: NAME<TAB>PATH a line,
+# clones at fixed commits, never committed; corpus/bench_corpus_test.go
+# says what is measured): one process, 4 shards merged and 7 shards merged
+# give the same DIR/repos and byte-identical DIR/corpus; DuckDB reads every
+# row and its duplicate count matches hashing the staged texts; the corpus
+# against a `repoprep run` per repository (wall and CPU ratios, paired,
+# CORPUS_PAIRS of them); broken LIST entries named with the others done.
+CORPUS_LIST  ?= $(CURDIR)/.bench/corpus/list.tsv
+CORPUS_PAIRS ?= 2
+bench-corpus: build
+	REPOPREP_CORPUS_LIST=$(CORPUS_LIST) REPOPREP_CORPUS_BIN=$(CURDIR)/bin/repoprep REPOPREP_CORPUS_PAIRS=$(CORPUS_PAIRS) \
+	  $(GO) test -run '^TestBenchCorpus$$' -count=1 -v -timeout 120m ./corpus/

@@ -93,11 +93,11 @@ func sketch(text []byte) *signature {
 		}
 		x := mix64(s)
 		shingles++
-		if slot := &seen[x%seenSlots]; *slot == x && x != 0 {
+		slot := &seen[x%seenSlots]
+		if *slot == x && x != 0 {
 			return
-		} else {
-			*slot = x
 		}
+		*slot = x
 		for i := range sig {
 			sig[i] = min(sig[i], uint32((perm[i][0]*x+perm[i][1])>>32))
 		}

@@ -1,10 +1,13 @@
 package corpus
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // words makes a text of n distinct-looking words from seed.
@@ -134,4 +137,67 @@ func TestNearIndexHostile(t *testing.T) {
 	if near > 0 {
 		t.Errorf("%d texts marked near duplicates; none is", near)
 	}
+}
+
+// TestSketchDefinition: sketch gives the signature its definition gives
+// (the least hash, per permutation, over the set of 5-token shingles),
+// computed here the slow way, on texts that repeat themselves, as code
+// does, and which its table of shingles already taken must not get wrong:
+// a line repeated, the same shingles far apart (evicted from the table
+// and taken again), and this package's own source.
+func TestSketchDefinition(t *testing.T) {
+	src, err := os.ReadFile("minhash.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("if err != nil { return nil, err }\n", 300)
+	far := strings.Join(append(append(words(3, 5000), words(4, 3000)...), words(3, 5000)...), " ")
+	for _, tc := range []struct{ name, text string }{
+		{"a line repeated", line},
+		{"repeats far apart", far},
+		{"minhash.go", string(src)},
+		{"unicode and bad bytes", strings.Repeat("ünïcödé wörds 字 \xff\xfe x_y 12 ", 40)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, want := sketch([]byte(tc.text)), sketchByDefinition([]byte(tc.text))
+			if (got == nil) != (want == nil) || got != nil && *got != *want {
+				t.Errorf("sketch differs from its definition")
+			}
+		})
+	}
+}
+
+// sketchByDefinition is sketch the slow way: tokens, the set of their
+// shingles' hashes, each permutation's least hash over the set.
+func sketchByDefinition(text []byte) *signature {
+	tokens := bytes.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+	const prime = 1099511628211
+	hash := func(tok []byte) uint64 {
+		h := uint64(14695981039346656037)
+		for _, b := range tok {
+			h = (h ^ uint64(b)) * prime
+		}
+		return h
+	}
+	set := map[uint64]bool{}
+	for i := 0; i+shingleTokens <= len(tokens); i++ {
+		var s uint64
+		for _, tok := range tokens[i : i+shingleTokens] {
+			s = (s ^ hash(tok)) * prime
+		}
+		set[mix64(s)] = true
+	}
+	if len(tokens)-shingleTokens+1 < minShingles {
+		return nil
+	}
+	var sig signature
+	for i := range sig {
+		sig[i] = ^uint32(0)
+		for x := range set {
+			sig[i] = min(sig[i], uint32((perm[i][0]*x+perm[i][1])>>32))
+		}
+	}
+	return &sig
 }
