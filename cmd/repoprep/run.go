@@ -91,7 +91,14 @@ func (rf *runFlags) check(fs *flags, stderr io.Writer) (code int, ok bool) {
 	}
 	rf.opts.MaxTextBytes = int64(rf.maxText)
 	rf.opts.Version = currentBuild().Version
-	rf.opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// -q promises only errors on stderr: the warnings (atime not kept, a
+	// document the time guard refused, a misdeclared charset) are in
+	// report.json and files.json all the same.
+	level := slog.LevelWarn
+	if rf.quiet {
+		level = slog.LevelError
+	}
+	rf.opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	return 0, true
 }
 
