@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/repoprep/repoprep/internal/jsonstr"
 )
 
 // Over stdio, a tool result's large parts are encoded once, here, instead
@@ -74,7 +76,7 @@ func (sp *splicer) hold(text string, structured any) (*mcp.CallToolResult, error
 	switch {
 	case consecutive: // read_file: the text escaped once (splice_encode.go)
 		var ends []int
-		h.text, ends = appendJSONStringCuts(getSpliceBuf(len(text)+len(text)/8+64), text, cuts, make([]int, 0, len(cuts)))
+		h.text, ends = jsonstr.AppendCuts(getSpliceBuf(len(text)+len(text)/8+64), text, true, cuts, make([]int, 0, len(cuts)))
 		h.structured = appendReadResult(getSpliceBuf(len(h.text)+256*len(cuts)+256), &rr, h.text, ends)
 	default:
 		if h.text, err = encodeJSON(text, len(text)); err != nil {

@@ -2,7 +2,8 @@ package serve
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/jsonstr"
 )
 
 // A read's answer is its text twice: as the text content and, cut per
@@ -14,87 +15,9 @@ import (
 // parts' escapes are slices of the whole's). The bytes are those
 // json.Marshal writes (TestEncodeReadResult, FuzzAppendJSONString).
 
-// jsonSafe marks the ASCII bytes encoding/json writes as they are, HTML
-// escaping on.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as encoding/json writes a string with HTML
-// escaping: quotes, backslashes and control characters escaped, <, > and
-// & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and each
-// invalid UTF-8 byte as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	b, _ = appendJSONStringCuts(b, s, nil, nil)
-	return b
-}
-
-// appendJSONStringCuts is appendJSONString that also records, for each
-// offset in cuts (ascending, each at a character boundary of s), where in
-// b the escape of s[:cut] ends.
-func appendJSONStringCuts(b []byte, s string, cuts, at []int) ([]byte, []int) {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		for len(cuts) > 0 && cuts[0] <= i {
-			at = append(at, len(b)+i-start)
-			cuts = cuts[1:]
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default: // other control characters, and <, > and &
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	for range cuts {
-		at = append(at, len(b))
-	}
-	return append(b, '"'), at
-}
+// appendJSONString appends s as json.Marshal writes a string (HTML
+// escaping on).
+func appendJSONString(b []byte, s string) []byte { return jsonstr.Append(b, s, true) }
 
 // appendReadResult appends r as json.Marshal writes it. escaped is the
 // answer's text as appendJSONStringCuts wrote it and ends where each

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/repoprep/repoprep/internal/jsonstr"
 )
 
 // stdioLines sends lines to a stdio session and returns the lines it
@@ -173,7 +174,7 @@ func TestEncodeReadResult(t *testing.T) {
 		if !ok {
 			t.Fatalf("%+v: the files' texts are not the answer's parts", args)
 		}
-		escaped, ends := appendJSONStringCuts(nil, text, cuts, nil)
+		escaped, ends := jsonstr.AppendCuts(nil, text, true, cuts, nil)
 		got := appendReadResult(nil, &res, escaped, ends)
 		wantText, _ := json.Marshal(text)
 		want, _ := json.Marshal(res)
@@ -198,33 +199,4 @@ func TestEncodeReadResult(t *testing.T) {
 	if n < 100 {
 		t.Errorf("only %d answers compared", n)
 	}
-}
-
-// FuzzAppendJSONString: any string, cut anywhere at character
-// boundaries, is escaped as json.Marshal escapes it, and the cut offsets
-// are where the escapes of its prefixes end.
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", "<a & b>", "\"\\\b\f\n\r\t\x00\x1f\x7f", "\u2028\u2029", "\xff\xfe", "中文\xe4\xb8", "é\u0085"} {
-		f.Add(s, uint(3))
-	}
-	f.Fuzz(func(t *testing.T, s string, step uint) {
-		var cuts []int
-		for i := 0; step > 0 && i < len(s); i += int(step%64) + 1 {
-			for i < len(s) && !utf8.RuneStart(s[i]) {
-				i++
-			}
-			cuts = append(cuts, i)
-		}
-		got, at := appendJSONStringCuts(nil, s, cuts, nil)
-		want, _ := json.Marshal(s)
-		if string(got) != string(want) {
-			t.Fatalf("%q: got %s, want %s", s, got, want)
-		}
-		for k, c := range cuts {
-			prefix, _ := json.Marshal(s[:c])
-			if utf8.ValidString(s[:c]) && utf8.ValidString(s[c:]) && at[k] != len(prefix)-1 {
-				t.Fatalf("%q cut at %d: escape ends at %d, want %d", s, c, at[k], len(prefix)-1)
-			}
-		}
-	})
 }

@@ -3,7 +3,8 @@ package snapshot
 import (
 	"io"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/jsonstr"
 )
 
 // appendEntry appends e as files.json holds it: byte for byte what a
@@ -77,59 +78,8 @@ func appendBoolField(b []byte, name string, v bool) []byte {
 }
 
 // appendJSONString appends s as encoding/json writes a string without
-// HTML escaping: quote and backslash escaped, \b \f \n \r \t by name,
-// other control bytes as \u00XX, invalid UTF-8 as \ufffd, and U+2028 and
-// U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// HTML escaping.
+func appendJSONString(b []byte, s string) []byte { return jsonstr.Append(b, s, false) }
 
 // writeEntries writes files.json's "files" array, one entry at a time.
 func writeEntries(w io.Writer, name string, elems []Entry, after string) error {

@@ -64,25 +64,6 @@ func TestAppendEntryMatchesJSON(t *testing.T) {
 	}
 }
 
-// FuzzAppendJSONString: any string is escaped as encoding/json escapes it
-// (HTML characters left as they are).
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range trickyStrings {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := string(appendJSONString(nil, s)), string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); got != want {
-			t.Fatalf("appendJSONString(%q) = %s, encoding/json: %s", s, got, want)
-		}
-	})
-}
-
 // BenchmarkWriteManifest: files.json for 10,000 entries, by the writer and
 // by encoding/json over the same manifest (the baseline it replaced).
 func BenchmarkWriteManifest(b *testing.B) {
