@@ -60,20 +60,29 @@ type Result struct {
 	// refusal while some charset reads the bytes cleanly), so a
 	// repository prior (Options.Prior) may decide it: another prior may
 	// give another result. Never set for valid UTF-8 or a declaration the
-	// bytes agree with; set on a refusal too (with the error).
+	// bytes agree with; set on a refusal too (with the error), and when
+	// the locale in the file's name decided it (ByLocale).
 	Weak bool
 	// ByPrior: Options.Prior decided Encoding in place of the weak choice
 	// (or refusal) the file's own evidence gave, or (with Weak false) of a
 	// single-byte choice whose reading the prior's, of the same script,
 	// nearly equals (Contests).
 	ByPrior bool
+	// ByLocale: the locale in the file's name (ku_TR.diff, pl_PL.dic)
+	// decided Encoding in place of the choice the file's own evidence
+	// gave, as a prior would (locale.go): where no repository prior
+	// does, or in the prior when it is of the locale's charsets. Weak is
+	// then set too: the name is weak evidence, a repository prior
+	// decides the file again, and it counts toward none.
+	ByLocale bool
 }
 
 // Options is what a caller knows about a file beside its bytes.
 type Options struct {
 	// Name is the file's base name. A charset in it (vim's
 	// menu_de_de.latin1.vim, greek_cp1253.vim, ja.sjis.po) is evidence,
-	// weighed after a declaration in the file's head.
+	// weighed after a declaration in the file's head; a locale in it
+	// (ku_TR.diff, pl_PL.dic, tr.po) is weak evidence (Result.ByLocale).
 	Name string
 	// NoTokens leaves Result.Tokens at 0, for a caller that will know the
 	// count otherwise.
@@ -229,6 +238,12 @@ func normalize(br *bufio.Reader, out *sink, res *Result, opts Options) error {
 	}
 	d := decideDeclared(head, atEOF, atStart, decls)
 	d, res.Weak, res.ByPrior = weighPrior(d, head, atEOF, opts.Prior, declaredInName(d, decls, name))
+	if !res.ByPrior {
+		if ld, ok := weighLocale(d, head, atEOF, name, opts.Prior); ok {
+			// Weak evidence: a repository prior decides the file again.
+			d, res.Weak, res.ByLocale = ld, true, true
+		}
+	}
 	res.Declared, res.DeclaredIgnored = d.declared, d.declaredIgnored
 	res.DeclaredInName = declaredInName(d, decls, name)
 	if d.err != nil {
