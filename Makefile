@@ -4,7 +4,7 @@ PKGS    ?= ./...
 BENCH   ?= .
 BENCHTIME ?= 1s
 
-.PHONY: build test check part lint vet cross cross-all staticcheck rsscap race whole short portable bench-portable fuzz bench bench-serve bench-shapes bench-run check-tokens bench-secrets bench-creddata bench-extract bench-encoding bench-refresh bench-tokens-peers fmt clean release pgo
+.PHONY: build test check part lint vet cross cross-all staticcheck rsscap race whole short portable bench-portable fuzz bench bench-serve bench-shapes bench-run check-tokens bench-secrets bench-creddata bench-extract bench-encoding bench-refresh bench-scale bench-tokens-peers fmt clean release pgo
 
 # The same static, reproducible flags as the release (.goreleaser.yaml) and
 # the Dockerfile; the version and commit come from git when there is one.
@@ -150,6 +150,21 @@ bench-serve: build
 # reported as ratios of the full run (docs/refresh.md has the figures).
 bench-refresh:
 	REPOPREP_BENCH_TREE=$(BENCH_TREE) $(GO) test -run '^$$' -bench 'RefreshGoSrc' -benchtime $(or $(COUNT),3)x -count 3 -timeout 30m ./pipeline/
+# Peak memory as the tree grows: BENCH_TREE (GOROOT/src) copied one,
+# three and six times to a tmpfs (every .go file of a later copy made
+# unique; 68,868 files and 905 MB at six), a full run of the binary,
+# built once, on each as a child process: peak RSS, KB per file beyond
+# the 1x tree, files/s. BASE=HEAD also runs git HEAD's build beside it
+# (BASE=FILE: that binary), size by size. About 10 minutes on 2 cores.
+bench-scale:
+	@set -e; base="$(BASE)"; \
+	if [ "$$base" = HEAD ]; then \
+	  rm -rf .bench/scale/head && mkdir -p .bench/scale/head && git archive HEAD | tar -x -C .bench/scale/head; \
+	  (cd .bench/scale/head && CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '-s -w -buildid=' -o ../repoprep-head ./cmd/repoprep); \
+	  base=$(CURDIR)/.bench/scale/repoprep-head; \
+	fi; \
+	REPOPREP_BENCH_SCALE=1 REPOPREP_BENCH_TREE=$(BENCH_TREE) REPOPREP_BENCH_SCALE_BASE="$$base" REPOPREP_BENCH_COUNT=$(or $(COUNT),1) \
+	  $(GO) test -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -count 1 -timeout 90m -v ./pipeline/ | grep -v '^=== RUN'
 # repoprep run on a real tree (GOROOT/src by default) copied to a tmpfs,
 # beside cp -a of the same tree: 5 paired runs, the median ratio, the peak
 # RSS and report.json's stages. BENCH_WORKERS="1 2 4" adds a workers

@@ -33,11 +33,12 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b 
 // counts (from several goroutines): tests tell counted from carried.
 var countingFile func(path string)
 
-// counted is one file's token index data, once counted.
+// counted is one file's token index data, once counted: a slot of the
+// window, used by one file after another.
 type counted struct {
 	data        []byte
 	lines, size int64
-	done        chan struct{} // closed when the fields are set
+	done        chan struct{} // one value each time the fields are set
 }
 
 // writeLineTokens writes linetokens.index: every staged text's line
@@ -52,23 +53,24 @@ type counted struct {
 func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int, prev *refresh.Prior) error {
 	workers = max(workers, 1)
 	treeDir := out.Path(snapshot.TreeDir)
-	hashes := make([][32]byte, len(staged))
 	d := trigram.NewDigest()
-	for i, rec := range staged {
+	for _, rec := range staged {
 		sum, err := snapshot.DecodeHash(rec.Hash)
 		if err != nil {
 			return fmt.Errorf("token index %s: %w", rec.Path, err)
 		}
-		hashes[i] = sum
 		d.Add(rec.Path, sum)
 	}
-	results := make([]counted, len(staged))
+	// Nothing here is kept per file beyond the window: file i's counts
+	// go in results[i%len(results)], which file i-len(results) has left
+	// once the writer gave its window slot back.
+	window := make(chan struct{}, tokenWindowFiles*workers) // a slot per file counted but not yet written
+	results := make([]counted, cap(window))
 	for i := range results {
-		results[i].done = make(chan struct{})
+		results[i].done = make(chan struct{}, 1)
 	}
 	known := prev.TokenCounts()
 	defer known.Close()
-	window := make(chan struct{}, tokenWindowFiles*workers) // a slot per file counted but not yet written
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		// The feeder: one worker per file, at most workers at a time, each
@@ -84,9 +86,9 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 			if data, ok := known.Counts(rec); ok {
 				// The bytes the state's MAC vouches for, of this hash, size
 				// and line count: what counting the unchanged text gives.
-				r := &results[i]
+				r := &results[i%len(results)]
 				r.data, r.lines, r.size = data, int64(rec.Lines), rec.OutSize
-				close(r.done)
+				r.done <- struct{}{}
 				continue
 			}
 			fg.Go(func() error {
@@ -100,9 +102,9 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 					return fmt.Errorf("token index %s: %w", rec.Path, err)
 				}
 				data, lines, size := lc.Finish()
-				r := &results[i]
+				r := &results[i%len(results)]
 				r.data, r.lines, r.size = append([]byte(nil), data...), lines, size
-				close(r.done)
+				r.done <- struct{}{}
 				return nil
 			})
 		}
@@ -112,13 +114,14 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 		return out.WriteFile(snapshot.LineTokens, func(w *bufio.Writer) error {
 			tw := lineindex.NewTokenWriter(w, d.Sum())
 			for i, rec := range staged {
-				r := &results[i]
+				r := &results[i%len(results)]
 				select {
 				case <-r.done:
 				case <-gctx.Done():
 					return gctx.Err()
 				}
-				if err := tw.Add(rec.Path, hashes[i], r.size, r.lines, r.data); err != nil {
+				sum, _ := snapshot.DecodeHash(rec.Hash) // decoded above without error
+				if err := tw.Add(rec.Path, sum, r.size, r.lines, r.data); err != nil {
 					return err
 				}
 				r.data = nil

@@ -318,11 +318,18 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 }
 
 // perFileMemory is what the memory limit allows for each file beyond
-// Options.MemoryLimit: twice what a file's record, manifest entry and
-// share of the indexes hold live at the end of a run over GOROOT/src
-// (about 1 KiB), so a larger tree does not make the collector run
-// back to back.
-const perFileMemory = 2 << 10
+// Options.MemoryLimit. The peak of a run is the index stage: each file's
+// record, its hash and path, and the index builders' fixed buffers. What
+// is live there grows by about 0.94 KB a file (Go's src/ once and three
+// times over, docs/performance.md, Memory); the index builders keep
+// nothing per file of the tree. At 2 KiB, twice what was live when the
+// builders still did, the limit, not the work, set how much more memory
+// a larger tree took (the heap runs up to the limit at GC percent 400):
+// 2 KB a file. At 1 KiB what is live stays under the limit however
+// large the tree, only nearer to it (about 0.6 of it on Go's src/, 0.7
+// on six copies, 0.87 at 500,000 files), so the collector runs more
+// often on a larger tree but never back to back.
+const perFileMemory = 1 << 10
 
 // perFile runs the per-file stages as one loop (stages.Env.Process): each
 // file is opened and read once, and classify, triage, normalize, the

@@ -201,7 +201,7 @@ func (e *Env) Redecide(rec *Record, prior string) {
 	e.forgetMisdeclared(rec.Path)
 	*rec = Record{
 		Entry: snapshot.Entry{Path: rec.Path, Size: cmp.Or(rec.ident.Size, rec.Size)}, // NewRecord's have no identity
-		dir:   rec.dir, name: rec.name, src: rec.src, Kind: rec.Kind, id: rec.id, ident: rec.ident,
+		dir:   rec.dir, name: rec.name, src: rec.src, Kind: rec.Kind, ident: rec.ident,
 		Memo: Memo{Expect: rec.Memo.Expect, NameClean: rec.Memo.NameClean, Enc: EncodingMemo{Prior: prior, Strong: rec.Memo.Enc.Strong, Named: rec.Memo.Enc.Named}},
 	}
 }

@@ -122,7 +122,7 @@ func (e *Env) openSrc(rec *Record) (*os.File, error) {
 	if rec.dir == nil {
 		return e.Src.OpenPath(rec.name)
 	}
-	return rec.dir.OpenFile(rec.name, rec.id)
+	return rec.dir.OpenFile(rec.name, rec.fileID())
 }
 
 // readFailed handles a failed open or read of a source file: trouble with

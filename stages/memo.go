@@ -34,6 +34,9 @@ func (r *Record) Identity() Identity { return r.ident }
 // stage consults or fills the fields its doc names. A zero Memo (a full
 // run, or a file that changed) changes nothing.
 type Memo struct {
+	// (Fields are ordered so the bools share words: a Record per file
+	// of the tree is kept for the whole run.)
+
 	// Expect: the file is read again though unchanged (its text held
 	// findings, whose values are never kept). Normalize takes the token
 	// count from it when the text is what it was.
@@ -42,26 +45,26 @@ type Memo struct {
 	// replay), its hash as staged last time; the record's sum is then its
 	// digest before redaction, which dedup groups it by (Dedup).
 	Final string
+	// TextTokens is the normalized text's token count before redaction
+	// (Normalize), for the next refresh's Expectation; Normalized says
+	// it is set.
+	TextTokens int
+	// Enc is what normalize learned of the text's charset for the
+	// repository prior (encoding_prior.go); Enc.Prior is set before a
+	// text is decided again under a prior.
+	Enc EncodingMemo
+
 	// RulesClean: the secret rules ran on this very text at this path and
 	// found nothing (the first secret pass skips it). ValuesClean: none
 	// of the values the previous run's cross-file pass looked for occurs
 	// in it (the second pass may skip it). NameClean: the name rules find
 	// nothing in this path (SecretNames skips it).
 	RulesClean, ValuesClean, NameClean bool
-
 	// Clean: neither secret pass found anything in the text (set by
 	// Secrets; by a refresh that replays the previous findings, which
 	// then does not run it).
-	Clean bool
-	// TextTokens is the normalized text's token count before redaction
-	// (Normalize), for the next refresh's Expectation; Normalized says
-	// it is set.
-	TextTokens int
-	Normalized bool
-	// Enc is what normalize learned of the text's charset for the
-	// repository prior (encoding_prior.go); Enc.Prior is set before a
-	// text is decided again under a prior.
-	Enc EncodingMemo
+	Clean      bool
+	Normalized bool // TextTokens is set
 	// AtLimit: the record's error is a document's refusal at a work limit
 	// (extract.IsLimit: cells, bytes, pages, nesting; never the clock),
 	// which the same bytes meet again under this build. It is an outcome

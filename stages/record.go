@@ -36,16 +36,18 @@ type Record struct {
 	// record.
 	snapshot.Entry
 
+	// A Record is kept for every file of the tree for the whole run:
+	// the fields are ordered so that it packs (its bools share the last
+	// word), and nothing is held twice (the scan's identity of the file
+	// is ident's device and inode, fileID).
+
 	dir   *dirfd.Dir // the directory holding the file; nil for NewRecord's
 	name  string     // OS name in dir (for NewRecord's, the OS path from the root); never written to output
 	src   string     // the OS path from the root when the scan had it (Src); "": built from dir
-	Kind  Kind
-	id    dirfd.ID // identity at scan time; every later open must find the same file
-	ident Identity // the scan's lstat in full, for a refresh to tell an unchanged file
+	ident Identity   // the scan's lstat in full, for a refresh to tell an unchanged file
 
 	// classify
-	isText bool   // the head sniffs as text
-	head   []byte // the sniffed head; dropped after triage
+	head []byte // the sniffed head; dropped after triage
 
 	// triage
 	why     Decision // the rule that decided Category and Reason
@@ -55,17 +57,24 @@ type Record struct {
 
 	// The per-file loop (Process): the file's bytes while the loop works on
 	// it, then what its steps leave for the cross-file stages.
-	content     *content
-	scan        *secrets.Scan // the first secret pass over the staged text; nil when it found nothing
-	scanned     bool          // the secret rules ran on the staged text at this path
-	sum         [32]byte      // BLAKE3-256 of the staged text, before redaction
-	hashed      bool          // sum is set
-	tokensLater bool          // normalize left the count for later (tokens_later.go)
+	content *content
+	scan    *secrets.Scan // the first secret pass over the staged text; nil when it found nothing
+	sum     [32]byte      // BLAKE3-256 of the staged text, before redaction
 
 	// Memo is what a refresh carries for the file (memo.go); the loop
 	// carries it, the stages consult and fill it.
 	Memo Memo
+
+	Kind        Kind
+	isText      bool // the head sniffs as text (classify)
+	scanned     bool // the secret rules ran on the staged text at this path
+	hashed      bool // sum is set
+	tokensLater bool // normalize left the count for later (tokens_later.go)
 }
+
+// fileID is the file's identity at scan time: every later open must find
+// the same file.
+func (r *Record) fileID() dirfd.ID { return dirfd.ID{Dev: r.ident.Dev, Ino: r.ident.Ino} }
 
 // Func is one stage on one record; it errs only when the whole run must stop.
 // Stages are called from worker pools: a Func must touch only its own record

@@ -362,8 +362,7 @@ func (w *walker) record(d *dirfd.Dir, e entry, path string, unsafe, ignored bool
 		return rec, nil
 	}
 	rec.Size = e.st.Size
-	rec.id = e.st.ID
-	rec.ident = identityOf(e.st)
+	rec.ident = identityOf(e.st) // its device and inode are the file's ID (fileID)
 	// A name the read server would refuse can never be served: percent
 	// encodings and NFKC look-alikes of "..", bidi controls, a drive
 	// letter. Only the length is the write's business (path-too-long).

@@ -332,6 +332,10 @@ func addNew(seen []uint64, dst []uint32, t uint32) []uint32 {
 // sets hands out the files' trigram sets in id order while workers split
 // the files ahead of it, within a window (see window).
 type sets struct {
+	// ready holds file id's set in ready[id%len(ready)], one slot per
+	// file the window admits: ids are admitted and leave in order, so id
+	// is admitted only once id-len(ready) has been handed out and left.
+	// Nothing is kept per file of the tree.
 	ready []chan *fileSet
 	win   window
 	quit  chan struct{}
@@ -401,9 +405,10 @@ func (w *window) stop() {
 
 // splitAll starts workers splitting files.
 func splitAll(ctx context.Context, files []File, workers int) *sets {
-	s := &sets{ready: make([]chan *fileSet, len(files)), quit: make(chan struct{})}
+	s := &sets{quit: make(chan struct{})}
 	s.win.cond.L = &s.win.mu
 	s.win.maxFiles = windowFilesPerWorker * workers
+	s.ready = make([]chan *fileSet, min(s.win.maxFiles, len(files)))
 	for i := range s.ready {
 		s.ready[i] = make(chan *fileSet, 1)
 	}
@@ -424,7 +429,7 @@ func splitAll(ctx context.Context, files []File, workers int) *sets {
 					set.trigrams, set.size, set.err = sp.split(files[id], set.trigrams[:0])
 				}
 				select {
-				case s.ready[id] <- set:
+				case s.ready[id%len(s.ready)] <- set:
 				case <-s.quit:
 					return
 				}
@@ -435,7 +440,7 @@ func splitAll(ctx context.Context, files []File, workers int) *sets {
 }
 
 // next waits for file id's set; done gives it back once used.
-func (s *sets) next(id int) *fileSet { return <-s.ready[id] }
+func (s *sets) next(id int) *fileSet { return <-s.ready[id%len(s.ready)] }
 
 func (s *sets) done(set *fileSet) {
 	s.win.leave(set.weight)
