@@ -174,7 +174,7 @@ func runScale(bin, cache, root, out string) (scaleRun, error) {
 }
 
 // exitSecretsFound is the command's exit code when a run found secrets
-// (SPEC.md).
+// (docs/cli.md, exit codes).
 const exitSecretsFound = 3
 
 // scaleTrees copies src to dir/c0..c(N-1) for the largest of copies, a
