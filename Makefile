@@ -263,7 +263,7 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin .bin dist staging .bench serve/testdata/mcpclient/node_modules
+	rm -rf bin .bin dist staging .bench
 
 # Encoding normalization scored on a labeled corpus nobody here wrote
 # (chardet's test files under $REPOPREP_CORPORA/chardet-tests): exact / garbled /
@@ -314,3 +314,13 @@ CORPUS_PAIRS ?= 2
 bench-corpus: build
 	REPOPREP_CORPUS_LIST=$(CORPUS_LIST) REPOPREP_CORPUS_BIN=$(CURDIR)/bin/repoprep REPOPREP_CORPUS_PAIRS=$(CORPUS_PAIRS) \
 	  $(GO) test -run '^TestBenchCorpus$$' -count=1 -v -timeout 120m ./corpus/
+
+.PHONY: bench-report
+# OUT/report.html of a large tree (BENCH_TREE, GOROOT/src by default) in
+# headless Chromium (Debian's chromium): repoprep run into a tmpfs, then
+# the page at desktop and phone widths, light and dark, with every check
+# of TestReportInBrowser, asserting navigation start to data-ready under
+# 2 s and a page under 5 MB, and printing both figures (no pipe after go
+# test: its exit status is the target's).
+bench-report:
+	REPOPREP_BENCH_REPORT=$(BENCH_TREE) $(GO) test -run '^TestBenchReport$$' -count=1 -v -timeout 30m ./cmd/repoprep

@@ -190,7 +190,7 @@ func TestHouseCatches(t *testing.T) {
 // spells out.
 var outNames = []string{
 	snapshot.FilesJSON, snapshot.RepoMapMD, snapshot.OversizeJSON, snapshot.SecretsJSON, snapshot.SecretsSARIF,
-	snapshot.ReportJSON, snapshot.InstructionsJSON, snapshot.SearchIndex, snapshot.LinesJSON, snapshot.TreeDir, snapshot.StateFile,
+	snapshot.ReportJSON, snapshot.ReportHTML, snapshot.InstructionsJSON, snapshot.SearchIndex, snapshot.LinesJSON, snapshot.TreeDir, snapshot.StateFile,
 }
 
 // TestOutNamesHaveOneOwner: outside package snapshot (tests aside) no

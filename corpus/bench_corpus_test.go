@@ -22,6 +22,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -44,7 +45,7 @@ const benchSkip = benchListEnv + ` names no LIST: write one (NAME<TAB>PATH a lin
 // not part of the contract) the time the run began, the identities (inode,
 // times) of the published files and a MAC under this machine's key.
 // Everything else in DIR/repos, and all of DIR/corpus, must be the same.
-var benchVolatile = []string{snapshot.ReportJSON, snapshot.StateFile}
+var benchVolatile = snapshot.Volatile
 
 // TestBenchCorpus is make bench-corpus, on the repositories of the LIST
 // $REPOPREP_CORPUS_LIST names, with the built binary as whole processes:
@@ -340,16 +341,8 @@ func checkDuckDB(t *testing.T, ctx context.Context, dir string, list []Entry, m 
 		t.Errorf("node or npm not found (%v, %v): DuckDB's reading is not checked", errNode, errNpm)
 		return
 	}
-	modules := installDuckDB(t, ctx, npm)
-	script := filepath.Join(modules, "count-"+filepath.Base(filepath.Dir(dir))+".mjs")
-	data, err := os.ReadFile(filepath.Join(duckDir, "count.mjs"))
-	if err == nil {
-		err = os.WriteFile(script, data, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(script)
+	modules := testkit.NPMCI(t, ctx, npm, duckDir)
+	script := testkit.Script(t, modules, filepath.Join(duckDir, "count.mjs"))
 	var files []string
 	for _, p := range m.Parts {
 		files = append(files, filepath.Join(dir, CorpusDir, p.Name))

@@ -404,7 +404,7 @@ func TestShardsMerge(t *testing.T) {
 			}
 			sameTree(t, filepath.Join(whole, CorpusDir), filepath.Join(dir, CorpusDir), nil)
 			for _, e := range list {
-				sameTree(t, repoDir(whole, e.Name), repoDir(dir, e.Name), []string{snapshot.ReportJSON, snapshot.StateFile})
+				sameTree(t, repoDir(whole, e.Name), repoDir(dir, e.Name), snapshot.Volatile)
 			}
 			// Resume: the shard's snapshots are there, and a rerun
 			// refreshes them: it reuses the previous snapshot, or keeps

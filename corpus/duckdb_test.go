@@ -17,9 +17,6 @@ import (
 	"github.com/repoprep/repoprep/internal/testkit"
 )
 
-// requireNode turns a missing node or npm into a failure: CI sets it.
-const requireNode = "REPOPREP_REQUIRE_NODE"
-
 // duckDir holds the script and the package.json and package-lock.json
 // that pin DuckDB's Node package, which ships DuckDB's binary.
 var duckDir = filepath.Join("testdata", "duckdb")
@@ -39,17 +36,10 @@ func TestDuckDBReadsTable(t *testing.T) {
 	if testkit.Race {
 		t.Skip("runs node as a child; the pass without -race runs it")
 	}
-	node, errNode := exec.LookPath("node")
-	npm, errNpm := exec.LookPath("npm")
-	if errNode != nil || errNpm != nil {
-		if os.Getenv(requireNode) != "" {
-			t.Fatalf("%s is set but node or npm is missing (%v, %v)", requireNode, errNode, errNpm)
-		}
-		t.Skipf("node or npm not found: DuckDB's reading of the table is not checked (set %s=1 to fail instead)", requireNode)
-	}
+	node, npm := testkit.Node(t, "DuckDB's reading of the table is not checked")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	modules := installDuckDB(t, ctx, npm)
+	modules := testkit.NPMCI(t, ctx, npm, duckDir)
 
 	defer func(rows int, group, part int64) { rowGroupRows, rowGroupBytes, partBytes = rows, group, part }(rowGroupRows, rowGroupBytes, partBytes)
 	rowGroupRows, rowGroupBytes, partBytes = 3, 1<<20, 4<<10
@@ -70,15 +60,7 @@ func TestDuckDBReadsTable(t *testing.T) {
 	}
 	// Node resolves the package from the script's directory: the script
 	// runs from beside node_modules, a copy per test.
-	script := filepath.Join(modules, "read-"+filepath.Base(dir)+".mjs")
-	data, err := os.ReadFile(filepath.Join(duckDir, "read.mjs"))
-	if err == nil {
-		err = os.WriteFile(script, data, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(script)
+	script := testkit.Script(t, modules, filepath.Join(duckDir, "read.mjs"))
 	cmd := exec.CommandContext(ctx, node, append([]string{script}, files...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -152,56 +134,4 @@ func TestDuckDBReadsTable(t *testing.T) {
 	if strings.Join(cols, ",") != want {
 		t.Errorf("columns %s\nwant    %s", strings.Join(cols, ","), want)
 	}
-}
-
-// installDuckDB makes sure the pinned package is installed in a cache
-// directory named by the lock file's hash, and returns that directory.
-func installDuckDB(t *testing.T, ctx context.Context, npm string) string {
-	t.Helper()
-	lock, err := os.ReadFile(filepath.Join(duckDir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	sum := blake3.Sum256(lock)
-	dir := filepath.Join(cache, "repoprep-test", "duckdb-"+hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api", "package.json")); err == nil {
-		return dir
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".install-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		data, err := os.ReadFile(filepath.Join(duckDir, name))
-		if err == nil {
-			err = os.WriteFile(filepath.Join(tmp, name), data, 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		if os.Getenv(requireNode) != "" {
-			t.Fatalf("npm ci: %v\n%s", err, out)
-		}
-		t.Skipf("npm ci @duckdb/node-api: %v (no registry?): DuckDB's reading of the table is not checked\n%s", err, out)
-	}
-	t.Logf("npm ci: @duckdb/node-api in %v", time.Since(start).Round(time.Millisecond))
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Stat(dir); statErr != nil {
-			t.Fatal(err) // not another test process that installed it first
-		}
-	}
-	return dir
 }

@@ -39,7 +39,8 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *snapshot.Mani
 }
 
 // writeOutputs writes every index file of the snapshot into the temporary
-// directory, report.json last.
+// directory, report.json and report.html last (the refresh state after
+// them records every file's identity).
 func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
 	begin, cpu := time.Now(), cputime.Process()
 	m := res.Manifest
@@ -83,6 +84,9 @@ func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
 	r.recordWrite(time.Since(begin), cputime.Process()-cpu, m)
 	res.Report = r.buildReport(res)
 	if err := r.out.WriteJSON(snapshot.ReportJSON, res.Report); err != nil {
+		return err
+	}
+	if err := r.out.WriteFile(snapshot.ReportHTML, reportHTML(res, idx)); err != nil {
 		return err
 	}
 	if r.state != nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func reuseNow(t *testing.T) {
 }
 
 // samePublished fails unless got and want publish the same files.json and
-// tree/ (report.json holds times, the state identities).
+// tree/ (report.json and report.html hold times, the state identities).
 func samePublished(t *testing.T, got, want string) {
 	t.Helper()
 	read := func(root string) map[string]string {
@@ -55,7 +56,7 @@ func samePublished(t *testing.T, got, want string) {
 				return err
 			}
 			rel, _ := filepath.Rel(root, p)
-			if rel == snapshot.ReportJSON || rel == snapshot.StateFile {
+			if slices.Contains(snapshot.Volatile, rel) {
 				return nil
 			}
 			b, err := os.ReadFile(p)

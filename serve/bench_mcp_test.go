@@ -54,7 +54,7 @@ func TestBenchMCP(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	installSDK(t, ctx, npm)
+	modules := testkit.NPMCI(t, ctx, npm, mcpClientDir)
 	cache := os.Getenv("REPOPREP_BENCH_MCP_CACHE")
 	if cache == "" {
 		cache = filepath.Join("..", ".bench", "mcp")
@@ -119,7 +119,7 @@ func TestBenchMCP(t *testing.T) {
 	if err := os.WriteFile(planFile, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, node, filepath.Join(mcpClientDir, "bench.mjs"), planFile)
+	cmd := exec.CommandContext(ctx, node, testkit.Script(t, modules, filepath.Join(mcpClientDir, "bench.mjs")), planFile)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,10 +16,6 @@ import (
 
 	"github.com/repoprep/repoprep/internal/testkit"
 )
-
-// requireNode names the environment variable that turns a missing node or
-// npm into a failure: CI sets it, so the check below never skips there.
-const requireNode = "REPOPREP_REQUIRE_NODE"
 
 // mcpClientDir holds the Node script and the package.json and
 // package-lock.json that pin the MCP TypeScript SDK it runs with.
@@ -38,8 +33,8 @@ var mcpClientDir = filepath.Join("testdata", "mcpclient")
 // carry the encoding, tidied paths and search hints through the real binary.
 //
 // It costs a go build of the binary and, the first time, an npm ci into
-// testdata/mcpclient/node_modules (about 15 s from the network, a few from
-// npm's cache); then about 3 s.
+// the user's cache directory (testkit.NPMCI: about 15 s from the network,
+// a few from npm's cache); then about 3 s.
 func TestMCPTypeScriptClient(t *testing.T) {
 	if testkit.Race {
 		// The server runs as a child process: the race detector would
@@ -47,14 +42,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		// whole pass (make test 4/5) runs this test.
 		t.Skip("runs in the pass without -race")
 	}
-	node, errNode := exec.LookPath("node")
-	npm, errNpm := exec.LookPath("npm")
-	if errNode != nil || errNpm != nil {
-		if os.Getenv(requireNode) != "" {
-			t.Fatalf("%s is set but node or npm is missing (%v, %v)", requireNode, errNode, errNpm)
-		}
-		t.Skipf("node or npm not found: the MCP TypeScript SDK client check is skipped (set %s=1 to fail instead)", requireNode)
-	}
+	node, npm := testkit.Node(t, "the MCP TypeScript SDK client check is skipped")
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build the binary with")
@@ -83,7 +71,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		buildTook = time.Since(start)
 	})
 	t.Cleanup(building.Wait) // if npm ci fails: the build, cancelled, ends before dir goes
-	installSDK(t, ctx, npm)
+	modules := testkit.NPMCI(t, ctx, npm, mcpClientDir)
 	building.Wait()
 	if buildErr != nil {
 		t.Fatalf("go build: %v\n%s", buildErr, buildOut)
@@ -141,7 +129,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := os.WriteFile(plan, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, node, filepath.Join(mcpClientDir, "client.mjs"), bin, out, plan)
+	cmd := exec.CommandContext(ctx, node, testkit.Script(t, modules, filepath.Join(mcpClientDir, "client.mjs")), bin, out, plan)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -216,65 +204,4 @@ func mustMarshal(v any) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// installSDK runs npm ci for testdata/mcpclient when its node_modules is
-// missing or holds another SDK version than package-lock.json pins. It
-// installs into a temporary directory beside it and renames node_modules
-// into place, so two test processes never see a half-installed tree.
-func installSDK(t *testing.T, ctx context.Context, npm string) {
-	t.Helper()
-	var lock struct {
-		Packages map[string]struct {
-			Version string `json:"version"`
-		} `json:"packages"`
-	}
-	data, err := os.ReadFile(filepath.Join(mcpClientDir, "package-lock.json"))
-	if err == nil {
-		err = json.Unmarshal(data, &lock)
-	}
-	if err != nil {
-		t.Fatalf("package-lock.json: %v", err)
-	}
-	const sdk = "node_modules/@modelcontextprotocol/sdk"
-	want := lock.Packages[sdk].Version
-	if want == "" {
-		t.Fatalf("package-lock.json pins no %s", sdk)
-	}
-	var have struct {
-		Version string `json:"version"`
-	}
-	if data, err := os.ReadFile(filepath.Join(mcpClientDir, sdk, "package.json")); err == nil && json.Unmarshal(data, &have) == nil && have.Version == want {
-		return
-	}
-	tmp, err := os.MkdirTemp(mcpClientDir, ".install-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		data, err := os.ReadFile(filepath.Join(mcpClientDir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci (@modelcontextprotocol/sdk %s): %v\n%s", want, err, out)
-	}
-	t.Logf("npm ci: @modelcontextprotocol/sdk %s in %v", want, time.Since(start).Round(time.Millisecond))
-	dst := filepath.Join(mcpClientDir, "node_modules")
-	old := filepath.Join(tmp, "old")
-	if err := os.Rename(dst, old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(tmp, "node_modules"), dst); err != nil {
-		// Another test process put its copy there first: use that one.
-		t.Logf("node_modules: %v", err)
-	}
 }

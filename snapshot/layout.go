@@ -16,6 +16,7 @@ const (
 	SecretsJSON      = "secrets.json"      // the secret findings, masked
 	SecretsSARIF     = "secrets.sarif"     // the same findings as SARIF 2.1.0
 	ReportJSON       = "report.json"       // what the run did and how fast; differs between runs
+	ReportHTML       = "report.html"       // the audit as one self-contained page; differs between runs
 	InstructionsJSON = "instructions.json" // the agent instruction files and their imports
 	SearchIndex      = "search.index"      // the trigram index search narrows files with
 	LinesJSON        = "lines.json"        // line marks of the oversize files, for ranged reads
@@ -25,6 +26,11 @@ const (
 	// ignore it), published and removed with the snapshot it describes.
 	StateFile = ".refresh-state"
 )
+
+// Volatile are the files of a snapshot whose bytes differ between two
+// runs over the same input: the report's times, and the refresh state's
+// identities and MAC. Everything else is a function of the input.
+var Volatile = []string{ReportJSON, ReportHTML, StateFile}
 
 // Schema names written into the output files this package owns the
 // model of; readers refuse any other.

@@ -44,7 +44,8 @@ func (d Drift) String() string { return d.Path + ": " + d.Problem }
 // finds, sorted by path: each staged entry must exist under tree/ as a
 // regular file with its recorded hash and line count, tree/ must hold
 // nothing else, and files.json, oversize.json, secrets.json and
-// report.json must parse, carry their schema and agree with each other.
+// report.json must parse, carry their schema and agree with each other;
+// report.html, when there, must be a regular file within its cap.
 // search.index and lines.json must be bound to the staged files (search
 // index's content digest, lines.json's hashes and sums), load, and list
 // the staged (and staged oversize) files with their sizes; lines.json's
@@ -72,6 +73,7 @@ func Verify(ctx context.Context, outDir string) ([]Drift, error) {
 	v.oversize(m)
 	v.sarif(v.secrets(m))
 	v.report()
+	v.reportPage()
 	v.indexes(m)
 	if v.regularIndex(RepoMapMD) {
 		v.withinCap(RepoMapMD)
@@ -376,6 +378,19 @@ func (v *verifier) sarif(s *verifySecrets) {
 func (v *verifier) report() {
 	var rep map[string]any
 	v.decodeIndex(ReportJSON, ReportSchema, &rep, false)
+}
+
+// reportPage checks report.html, when it is there: a regular file within
+// its cap. Its content differs between runs, as report.json's does, and
+// is a function of the other files (repoprep report writes it again); a
+// snapshot published before there was a page has none.
+func (v *verifier) reportPage() {
+	if _, err := v.snap.Lstat(ReportHTML); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if v.regularIndex(ReportHTML) {
+		v.withinCap(ReportHTML)
+	}
 }
 
 // tree compares tree/ with the staged entries: walked first, so a missing

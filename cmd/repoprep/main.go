@@ -78,6 +78,7 @@ var commands = []command{
 	{"read", "[flags] OUT PATH[:START-END]", "print one read_file answer", runRead},
 	{"corpus", "[flags] LIST -o DIR | merge [flags] DIR", "build a corpus of many repositories: their snapshots and one Parquet table", runCorpus},
 	{"verify", "OUT", "check that a published snapshot is whole", runVerify},
+	{"report", "[-o FILE|-] OUT", "write OUT/report.html, the audit page, again from the snapshot", runReport},
 	{"explain", "[flags] PATH...", "say which rule decides each path's category and reason", runExplain},
 	{"baseline", "[-o FILE] OUT", "write OUT's secret fingerprints as a baseline for run --baseline", withoutCtx(runBaseline)},
 	{"rules", "[--rules FILE]", "print the effective secret rules as TOML", withoutCtx(runRules)},
