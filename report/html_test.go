@@ -172,7 +172,7 @@ func realRun(t *testing.T) ([]byte, map[string][]byte) {
 	testkit.WriteTree(t, src, map[string]string{
 		"main.go":              "package main\n\nfunc main() {}\n",
 		"copy/main.go":         "package main\n\nfunc main() {}\n",
-		"config/app.env":       "AWS_ACCESS_KEY_ID=AKIAQYLPMN5HHHFPZAM2\n",
+		"config/app.env":       "AWS_ACCESS_KEY_ID=AKIA" + testkit.RandomString(testkit.Upper32, 16) + "\n",
 		"logs/debug.log":       "user alice@example.org logged in\n",
 		"docs/gbk.txt":         "\xc4\xe3\xba\xc3\xa3\xac\xca\xc0\xbd\xe7\xa3\xa1\xd5\xe2\xca\xc7\xd2\xbb\xb8\xf6\xb2\xe2\xca\xd4\xa1\xa3\n",
 		"docs/crlf.md":         "# title\r\ntext\r\n",

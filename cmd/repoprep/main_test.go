@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -32,15 +31,7 @@ func smallRepo(t *testing.T, extra map[string]string) string {
 
 // randomToken makes a credential-shaped value at run time: nothing
 // secret-looking is committed.
-func randomToken(n int) string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, n)
-	rand.Read(b)
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return string(b)
-}
+func randomToken(n int) string { return testkit.RandomString(testkit.AlphaNum, n) }
 
 func TestExitCodes(t *testing.T) {
 	clean := smallRepo(t, nil)
