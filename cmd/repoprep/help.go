@@ -149,6 +149,16 @@ func (f *flags) usageError(stderr io.Writer, msg string) {
 	fmt.Fprintf(stderr, "repoprep %s: %s\n%s\nRun 'repoprep help %s' for the flags.\n", f.cmd, msg, f.usageLine(), f.cmd)
 }
 
+// snapshotArg returns the one argument of a command that reads a
+// snapshot (OUT), or says it is missing or one too many.
+func (f *flags) snapshotArg(stderr io.Writer) (string, bool) {
+	if f.NArg() != 1 {
+		f.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", f.NArg()))
+		return "", false
+	}
+	return f.Arg(0), true
+}
+
 // flagError rewords the flag package's errors with the --flag spelling
 // the help and the README use.
 func flagError(err error) string {

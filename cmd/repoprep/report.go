@@ -39,11 +39,10 @@ is replaced atomically while OUT's lock is held, as a run holds it; with
 	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
+	out, ok := fs.snapshotArg(stderr)
+	if !ok {
 		return exitUsage
 	}
-	out := fs.Arg(0)
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		if errors.Is(err, snapshot.ErrLocked) {

@@ -107,11 +107,11 @@ findings are no longer reported or failed on; new ones still are.`,
 	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
+	dir, ok := fs.snapshotArg(stderr)
+	if !ok {
 		return exitUsage
 	}
-	snap, err := snapshot.Open(fs.Arg(0))
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		return exitFailed
@@ -119,12 +119,12 @@ findings are no longer reported or failed on; new ones still are.`,
 	data, err := snap.ReadFile(snapshot.SecretsJSON)
 	snap.Close()
 	if err != nil {
-		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), snapshot.SecretsJSON), err)
+		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(dir, snapshot.SecretsJSON), err)
 		return exitFailed
 	}
 	var doc secrets.FindingsFile
 	if err := json.Unmarshal(data, &doc); err != nil {
-		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(fs.Arg(0), snapshot.SecretsJSON), err)
+		fmt.Fprintf(stderr, "repoprep: %s: %v\n", filepath.Join(dir, snapshot.SecretsJSON), err)
 		return exitFailed
 	}
 	b, _ := json.MarshalIndent(secrets.NewBaseline(doc.Findings), "", "  ")

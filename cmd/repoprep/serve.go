@@ -95,8 +95,8 @@ picked up by the next request. docs/serve.md has the details.`,
 		fs.usageError(stderr, err.Error())
 		return exitUsage
 	}
-	if fs.NArg() != 1 {
-		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
+	dir, ok := fs.snapshotArg(stderr)
+	if !ok {
 		return exitUsage
 	}
 	level := slog.LevelInfo
@@ -117,7 +117,7 @@ picked up by the next request. docs/serve.md has the details.`,
 	opts.RequestTimeout = timeout
 	serve.Version = currentBuild().Version
 
-	srv, err := serve.New(fs.Arg(0), opts)
+	srv, err := serve.New(dir, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
 		return exitFailed

@@ -21,11 +21,10 @@ files.json. Prints each drift as "path: problem".`,
 	if code, ok := fs.parse(args, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fs.usageError(stderr, fmt.Sprintf("one snapshot directory (OUT), got %d arguments", fs.NArg()))
+	out, ok := fs.snapshotArg(stderr)
+	if !ok {
 		return exitUsage
 	}
-	out := fs.Arg(0)
 	drifts, err := snapshot.Verify(ctx, out)
 	if err != nil {
 		fmt.Fprintf(stderr, "repoprep: %v\n", err)
