@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -203,7 +204,7 @@ func snapshotFiles(t *testing.T, root string) map[string][]byte {
 		switch {
 		case d.IsDir():
 			out[rel+"/"] = nil
-		case rel != snapshot.ReportJSON && rel != snapshot.StateFile:
+		case !slices.Contains(snapshot.Volatile, rel):
 			out[rel], err = os.ReadFile(p)
 		}
 		return err

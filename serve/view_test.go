@@ -195,11 +195,11 @@ func baseSnap() snap {
 func newTestServer(t testing.TB, s *snap, opts Options) (*Server, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	sp := baseSnap()
 	if s != nil {
-		sp = *s
+		publish(t, out, *s)
+	} else {
+		publishBase(t, out)
 	}
-	publish(t, out, sp)
 	srv, err := New(out, opts)
 	if err != nil {
 		t.Fatal(err)
