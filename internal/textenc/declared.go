@@ -98,8 +98,11 @@ func findDeclarations(head []byte, name string) []declaration {
 //   - "code_page": a Windows resource script's `#pragma code_page(1252)`;
 //   - "set": a hunspell affix file's `SET ISO8859-1`, in capitals at the
 //     start of a line (or of a diff's line: vim keeps its spell files'
-//     changes as diffs).
-var declMarkers = [...]string{"charset", "coding", "scriptencoding", "code_page", "set"}
+//     changes as diffs);
+//   - "languagecodepage": an Inno Setup message file's
+//     `LanguageCodePage=1257`, at the start of a line (0 there means
+//     Unicode, a label no charset has).
+var declMarkers = [...]string{"charset", "coding", "scriptencoding", "code_page", "set", "languagecodepage"}
 
 // declaredLabelAt reads the label after a marker found at lower[at:end]
 // (head is the same bytes before lower-casing), if the marker stands where
@@ -134,6 +137,12 @@ func declaredLabelAt(head, lower []byte, at, end, codingEnd int, marker string) 
 		if !atLineStart(lower, at, " \t+-!<>") || string(head[at:end]) != "SET" || len(rest) == 0 || rest[0] != ' ' {
 			return "", false
 		}
+	case "languagecodepage":
+		rest = bytes.TrimLeft(rest, " \t")
+		if !atLineStart(lower, at, " \t") || len(rest) == 0 || rest[0] != '=' {
+			return "", false
+		}
+		rest = rest[1:]
 	case "code_page":
 		if !bytes.HasSuffix(bytes.TrimRight(lower[:at], " \t"), []byte("#pragma")) || !bytes.HasPrefix(rest, []byte("(")) {
 			return "", false

@@ -348,6 +348,17 @@ func scoreSingleByte(ci int, head []byte, pos []int, atEOF bool, ctx []int) (sbS
 			if t.flags[prev]&flagLetter != 0 && t.flags[next]&flagLetter != 0 && !isApostrophe(t.runes[c]) {
 				extra += costInWord
 			}
+		} else if layoutTypo(t, head, i) {
+			// A Cyrillic letter that looks Latin, starting a token of
+			// ASCII ("С++", "РHP"): a Russian layout's typo, priced as
+			// the one-letter word it is in the language, not as a
+			// foreign word among Latin ones; glued to a Latin letter it
+			// still pays for that ("Île" is not "Оle").
+			if isASCIILetter(rune(next)) {
+				extra += costScriptMix
+			}
+			ends = append(ends, wordEnd{0, t.ids[c], false})
+			continue
 		} else {
 			if t.flags[c]&flagUpper != 0 && t.flags[prev]&flagLower != 0 {
 				extra += costCaseFlip

@@ -78,3 +78,50 @@ func repeats(head []byte, i int) bool {
 	}
 	return false
 }
+
+// maxTypoTokenBytes bounds how far layoutTypo reads on each side of the
+// letter for the rest of its token.
+const maxTypoTokenBytes = 32
+
+// layoutTypo reports a Cyrillic letter at head[i] that looks like a
+// Latin one (latinLookalikes) and starts a token of ASCII otherwise,
+// glued to an ASCII letter, digit, "+" or "#": "С++", "С#", "Сlass",
+// "РHP". It is the classic typo of a Russian keyboard layout (its C key
+// writes "С"), and evidence for the charsets that read the byte so:
+// another charset's reading of it is rarely better (Mac Cyrillic's
+// "—++", Windows-1252's "Ñ++"). Western letters that Windows-1251 reads
+// as such a letter start words too ("Île", "Åke", "Être"), but among
+// the Latin letters of a language that explains them better; a letter
+// in the middle of a word ("España" as "Espaсa") or standing alone as
+// one ("Mise à jour" as "Mise а jour") is no typo. A token longer than
+// maxTypoTokenBytes on either side is taken as one that has no other
+// non-ASCII byte beyond the bound.
+func layoutTypo(t *sbTable, head []byte, i int) bool {
+	if !strings.ContainsRune(latinLookalikes, t.runes[head[i]]) || i+1 >= len(head) {
+		return false
+	}
+	if i > 0 {
+		if p := head[i-1]; p >= 0x80 || isASCIIAlnum(rune(p)) {
+			return false
+		}
+	}
+	if n := head[i+1]; !isASCIIAlnum(rune(n)) && n != '+' && n != '#' {
+		return false
+	}
+	isSpace := func(b byte) bool { return b <= ' ' }
+	for j := i + 1; j < len(head) && j <= i+maxTypoTokenBytes && !isSpace(head[j]); j++ {
+		if head[j] >= 0x80 {
+			return false
+		}
+	}
+	for j := i - 1; j >= 0 && j >= i-maxTypoTokenBytes && !isSpace(head[j]); j-- {
+		if head[j] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// latinLookalikes are the Cyrillic letters that look like Latin ones:
+// the capitals А В Е К М Н О Р С Т Х and the small letters а е о р с у х.
+const latinLookalikes = "АВЕКМНОРСТХаеорсух"
