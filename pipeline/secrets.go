@@ -34,9 +34,16 @@ func newSecretOptions(o Options, rs *rules.Set) (opts stages.SecretOptions, scan
 	return opts, scanner, err
 }
 
-// newScanner compiles the secret rules; a variable so tests can count
-// the compiles.
-var newScanner = secrets.New
+// newScanner makes a run's scanner: the compiled rules from the process's
+// cache (ruleSets) with the run's own key and options. A variable so tests
+// can count the runs that need compiled rules.
+var newScanner = func(rs []rules.SecretRule, opts ...secrets.Option) (*secrets.Scanner, error) {
+	compiled, err := ruleSets.get(rs)
+	if err != nil {
+		return nil, err
+	}
+	return compiled.Scanner(opts...)
+}
 
 // newSecretOptionsLazy is newSecretOptions with the compile put off until
 // start or scanner is called: a refresh that keeps the snapshot standing

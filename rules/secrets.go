@@ -5,9 +5,10 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -87,8 +88,25 @@ type SecretAllow struct {
 const MaxSpanBytes = 64 << 10
 
 // DefaultSecretRules parses the embedded rules/defaults/providers.toml and secrets.toml,
-// in that order.
+// in that order. The caller owns the result: each call returns a fresh copy of rules
+// parsed once per process (a corpus loads them for every repository).
 func DefaultSecretRules() ([]SecretRule, error) {
+	rs, err := defaultSecretRules()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SecretRule, len(rs))
+	for i, r := range rs {
+		out[i] = r.clone()
+	}
+	return out, nil
+}
+
+// defaultSecretRules is the embedded rules, parsed on first use; never modified after
+// (DefaultSecretRules hands out copies). They are not validated here, which would parse
+// every regex in every process: TestDefaultSecretRulesValidate checks them, and
+// secrets.Compile checks every rule it compiles, with the same messages.
+var defaultSecretRules = sync.OnceValues(func() ([]SecretRule, error) {
 	var all []SecretRule
 	for _, f := range []struct {
 		name string
@@ -103,11 +121,24 @@ func DefaultSecretRules() ([]SecretRule, error) {
 				return nil, fmt.Errorf("%s: secret rule %q is already defined", f.name, r.ID)
 			}
 		}
-		if all, err = MergeSecretRules(all, rs, f.name); err != nil {
+		if all, err = mergeSecretRules(all, rs, f.name, false); err != nil {
 			return nil, err
 		}
 	}
 	return all, nil
+})
+
+// clone returns r with slices of its own, so a caller may change one copy's lists
+// without touching another's.
+func (r SecretRule) clone() SecretRule {
+	r.Keywords = slices.Clone(r.Keywords)
+	r.Examples = slices.Clone(r.Examples)
+	r.Counterexamples = slices.Clone(r.Counterexamples)
+	r.Allow.StopWords = slices.Clone(r.Allow.StopWords)
+	r.Allow.Regexes = slices.Clone(r.Allow.Regexes)
+	r.Allow.Paths = slices.Clone(r.Allow.Paths)
+	r.Allow.Keys = slices.Clone(r.Allow.Keys)
+	return r
 }
 
 // ParseSecretRules reads the [[secrets]] array of a TOML rule file and ignores every other
@@ -137,6 +168,12 @@ func ParseSecretRules(data []byte, file string) ([]SecretRule, error) {
 // is kept: the scanner prefers earlier rules when two findings overlap, so specific
 // rules come before generic ones.
 func MergeSecretRules(base, user []SecretRule, file string) ([]SecretRule, error) {
+	return mergeSecretRules(base, user, file, true)
+}
+
+// mergeSecretRules is MergeSecretRules; validate false skips the checks of the rules
+// user defines anew (not of those it extends), for the embedded defaults.
+func mergeSecretRules(base, user []SecretRule, file string, validate bool) ([]SecretRule, error) {
 	out := slices.Clone(base)
 	index := make(map[string]int, len(out)) // id -> position in out
 	for i, r := range out {
@@ -169,8 +206,10 @@ func MergeSecretRules(base, user []SecretRule, file string) ([]SecretRule, error
 			r.Description = r.ID // SARIF and secrets.json want some text
 		}
 		r.fillDefaults()
-		if err := r.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
+		if validate {
+			if err := r.Validate(); err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
 		}
 		if i, ok := index[r.ID]; ok {
 			out[i] = r
@@ -233,66 +272,83 @@ func (r *SecretRule) fillDefaults() {
 }
 
 // Validate checks that r can be compiled and used; its errors name the rule and quote it.
+// It parses each regex without compiling it (checkRegex): the scanner compiles them
+// once, and Load validates every default rule in every process.
 func (r *SecretRule) Validate() error {
+	_, err := r.Check()
+	return err
+}
+
+// Check is Validate that also returns Regex parsed (with syntax.Perl, as
+// regexp.Compile parses it), so the scanner need not parse it again to
+// analyse it.
+func (r *SecretRule) Check() (*syntax.Regexp, error) {
 	if r.Regex == "" {
-		return fmt.Errorf("secret rule %q: regex is empty", r.ID)
+		return nil, fmt.Errorf("secret rule %q: regex is empty", r.ID)
 	}
-	re, err := regexp.Compile(r.Regex)
+	re, err := checkRegex(r.Regex)
 	if err != nil {
-		return fmt.Errorf("secret rule %q: regex %q: %w", r.ID, r.Regex, err)
+		return nil, fmt.Errorf("secret rule %q: regex %q: %w", r.ID, r.Regex, err)
 	}
-	if r.SecretGroup < 0 || r.SecretGroup > re.NumSubexp() {
-		return fmt.Errorf("secret rule %q: secret_group %d, but regex %q has %d groups", r.ID, r.SecretGroup, r.Regex, re.NumSubexp())
+	if groups := re.MaxCap(); r.SecretGroup < 0 || r.SecretGroup > groups {
+		return nil, fmt.Errorf("secret rule %q: secret_group %d, but regex %q has %d groups", r.ID, r.SecretGroup, r.Regex, groups)
 	}
 	if r.Entropy < 0 || r.Entropy > 8 {
-		return fmt.Errorf("secret rule %q: entropy %v is outside 0..8 bits per byte", r.ID, r.Entropy)
+		return nil, fmt.Errorf("secret rule %q: entropy %v is outside 0..8 bits per byte", r.ID, r.Entropy)
 	}
 	for _, kw := range r.Keywords {
 		if kw == "" {
-			return fmt.Errorf("secret rule %q: empty keyword", r.ID)
+			return nil, fmt.Errorf("secret rule %q: empty keyword", r.ID)
 		}
 	}
 	switch r.Kind {
 	case "", KindCredential, KindPII:
 	default:
-		return fmt.Errorf("secret rule %q: kind %q: want credential or pii", r.ID, r.Kind)
+		return nil, fmt.Errorf("secret rule %q: kind %q: want credential or pii", r.ID, r.Kind)
 	}
 	switch r.Severity {
 	case "", SeverityHigh, SeverityMedium, SeverityLow:
 	default:
-		return fmt.Errorf("secret rule %q: severity %q: want high, medium or low", r.ID, r.Severity)
+		return nil, fmt.Errorf("secret rule %q: severity %q: want high, medium or low", r.ID, r.Severity)
 	}
 	switch r.Decode {
 	case "":
 		if r.Decoded != "" {
-			return fmt.Errorf("secret rule %q: decoded %q without decode", r.ID, r.Decoded)
+			return nil, fmt.Errorf("secret rule %q: decoded %q without decode", r.ID, r.Decoded)
 		}
 	case "base64":
 		if r.Decoded == "" {
-			return fmt.Errorf("secret rule %q: decode %q needs a decoded regex", r.ID, r.Decode)
+			return nil, fmt.Errorf("secret rule %q: decode %q needs a decoded regex", r.ID, r.Decode)
 		}
 	default:
-		return fmt.Errorf("secret rule %q: decode %q: want base64", r.ID, r.Decode)
+		return nil, fmt.Errorf("secret rule %q: decode %q: want base64", r.ID, r.Decode)
 	}
 	if r.Key != "" && !r.Assignment {
-		return fmt.Errorf("secret rule %q: key %q needs assignment = true", r.ID, r.Key)
+		return nil, fmt.Errorf("secret rule %q: key %q needs assignment = true", r.ID, r.Key)
 	}
 	for what, s := range map[string]string{"end": r.End, "decoded": r.Decoded, "key": r.Key} {
 		if s == "" {
 			continue
 		}
-		if _, err := regexp.Compile(s); err != nil {
-			return fmt.Errorf("secret rule %q: %s regex %q: %w", r.ID, what, s, err)
+		if _, err := checkRegex(s); err != nil {
+			return nil, fmt.Errorf("secret rule %q: %s regex %q: %w", r.ID, what, s, err)
 		}
 	}
 	for _, list := range [][]string{r.Allow.Regexes, r.Allow.Paths, r.Allow.Keys} {
 		for _, s := range list {
-			if _, err := regexp.Compile(s); err != nil {
-				return fmt.Errorf("secret rule %q: allow regex %q: %w", r.ID, s, err)
+			if _, err := checkRegex(s); err != nil {
+				return nil, fmt.Errorf("secret rule %q: allow regex %q: %w", r.ID, s, err)
 			}
 		}
 	}
-	return nil
+	return re, nil
+}
+
+// checkRegex parses expr as regexp.Compile does, and fails exactly when and as it
+// would: regexp.Compile's errors are the parser's (compiling a parsed expression
+// cannot fail), but parsing is a fraction of the cost of building the program.
+func checkRegex(expr string) (*syntax.Regexp, error) {
+	return syntax.Parse(expr, syntax.Perl)
 }
 
 // EncodeSecretRules writes rs as a rules file of [[secrets]] tables that

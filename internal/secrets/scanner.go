@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -48,14 +47,27 @@ type hit struct {
 }
 
 // Scanner runs a fixed rule set; it is immutable after New and safe for concurrent use.
+// Its compiled rules may be shared with other Scanners (Rules.Scanner); its
+// fingerprint key and options are its own.
 type Scanner struct {
-	rules   []rule
-	kw      *dfa    // the keywords, ASCII case folded
-	byKw    [][]int // keyword (automaton pattern) index -> indexes of the rules it gates
-	always  []int   // rules without keywords: they run over the whole content
+	*compiled
 	fpKeyed *blake3.Hasher
 	// inlineAcks: an inline marker acknowledges a finding (WithInlineAcks).
 	inlineAcks bool
+}
+
+// Rules is a rule set compiled once (Compile) for any number of Scanners, each
+// with its own fingerprint key and options: compiling the default rules costs
+// more than a small run's whole scan. Immutable and safe for concurrent use.
+type Rules struct{ c *compiled }
+
+// compiled is what a Scanner shares with every other Scanner of the same Rules:
+// read-only after Compile but for winPool, which is safe for concurrent use.
+type compiled struct {
+	rules  []rule
+	kw     *dfa    // the keywords, ASCII case folded
+	byKw   [][]int // keyword (automaton pattern) index -> indexes of the rules it gates
+	always []int   // rules without keywords: they run over the whole content
 
 	winPool sync.Pool // *windowSet, for windows
 }
@@ -105,21 +117,45 @@ func WithInlineAcks() Option {
 // fingerprint at once.
 const fingerprintContext = "repoprep 2025 secret fingerprint v1"
 
-// New compiles rs (already merged and validated by package rules) into a Scanner.
+// New compiles rs (already merged and validated by package rules) into a Scanner:
+// Compile, then Rules.Scanner.
 func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
-	s := &Scanner{}
+	c, err := Compile(rs)
+	if err != nil {
+		return nil, err
+	}
+	return c.Scanner(opts...)
+}
+
+// Scanner returns a Scanner of the compiled rules with its own options. It is cheap:
+// nothing is compiled. Safe for concurrent use.
+func (c *Rules) Scanner(opts ...Option) (*Scanner, error) {
+	s := &Scanner{compiled: c.c}
 	if err := s.setFingerprintKey(nil); err != nil {
 		return nil, err
 	}
+	for _, opt := range opts {
+		if err := opt(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Compile validates rs (with package rules' messages) and compiles each of their
+// regular expressions once. The regex's parse from validation serves its analysis.
+func Compile(rs []rules.SecretRule) (*Rules, error) {
+	s := &compiled{}
 	kwIndex := map[string]int{}
 	var kws []string
 	for i, r := range rs {
-		if err := r.Validate(); err != nil {
+		parsed, err := r.Check()
+		if err != nil {
 			return nil, err
 		}
 		cr := rule{
 			id: r.ID, desc: r.Description, kind: r.Kind, severity: r.Severity,
-			re:           regexp.MustCompile(r.Regex), // Validate compiled it
+			re:           regexp.MustCompile(r.Regex), // Check parsed it
 			gate:         newGate(r.Regex),
 			group:        r.SecretGroup,
 			entropy:      r.Entropy,
@@ -150,10 +186,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 		for _, p := range r.Allow.Keys {
 			cr.allowKeys = append(cr.allowKeys, regexp.MustCompile(p))
 		}
-		cr.maxLen = -1
-		if re, err := syntax.Parse(r.Regex, syntax.Perl); err == nil {
-			cr.maxLen = maxMatchBytes(re)
-		}
+		cr.maxLen = maxMatchBytes(parsed)
 		if cr.desc == "" {
 			cr.desc = r.ID
 		}
@@ -191,12 +224,7 @@ func New(rs []rules.SecretRule, opts ...Option) (*Scanner, error) {
 	if len(kws) > 0 {
 		s.kw = newDFA(kws, true)
 	}
-	for _, opt := range opts {
-		if err := opt(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return &Rules{c: s}, nil
 }
 
 func (s *Scanner) setFingerprintKey(secret []byte) error {
