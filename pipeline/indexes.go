@@ -72,6 +72,9 @@ func writeSearchIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Roo
 	// directory, made 0700, and the names come from readdir, as for
 	// normalize's writes.
 	treeDir := out.Path(snapshot.TreeDir)
+	open := func(path string) (io.ReadCloser, error) {
+		return dirfd.OpenPlain(filepath.Join(treeDir, filepath.FromSlash(path)))
+	}
 	files := make([]trigram.File, len(staged))
 	for i, rec := range staged {
 		// The index records the digest of every path and hash (the one
@@ -80,9 +83,13 @@ func writeSearchIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Roo
 		if err != nil {
 			return fmt.Errorf("index %s: %w", rec.Path, err)
 		}
-		files[i] = trigram.File{Path: rec.Path, Hash: sum, Size: rec.OutSize, Open: func() (io.ReadCloser, error) {
-			return dirfd.OpenPlain(filepath.Join(treeDir, filepath.FromSlash(rec.Path)))
-		}}
+		files[i] = trigram.File{Path: rec.Path, Hash: sum, Size: rec.OutSize}
+		if prev != nil {
+			// A refresh's update opens each File itself. A build shares
+			// one opener: a closure a file would be held, 32 bytes each,
+			// until the index is written.
+			files[i].Open = func() (io.ReadCloser, error) { return open(rec.Path) }
+		}
 	}
 	dst := out.Path(snapshot.SearchIndex)
 	updated := false
@@ -93,7 +100,7 @@ func writeSearchIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Roo
 		}
 	}
 	if !updated {
-		if err := trigram.BuildWorkers(ctx, files, dst, out.Dir(), workers); err != nil {
+		if err := trigram.BuildOpen(ctx, files, open, dst, out.Dir(), workers); err != nil {
 			return err
 		}
 	}

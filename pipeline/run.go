@@ -319,17 +319,19 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 // perFileMemory is what the memory limit allows for each file beyond
 // Options.MemoryLimit. The peak of a run is the index stage: each file's
-// record, its hash and path, and the index builders' fixed buffers. What
-// is live there grows by about 0.94 KB a file (Go's src/ once and three
-// times over, docs/performance.md, Memory); the index builders keep
-// nothing per file of the tree. At 2 KiB, twice what was live when the
-// builders still did, the limit, not the work, set how much more memory
-// a larger tree took (the heap runs up to the limit at GC percent 400):
-// 2 KB a file. At 1 KiB what is live stays under the limit however
-// large the tree, only nearer to it (about 0.6 of it on Go's src/, 0.7
-// on six copies, 0.87 at 500,000 files), so the collector runs more
-// often on a larger tree but never back to back.
-const perFileMemory = 1 << 10
+// record, its path and hash, and for a staged text its entry in the
+// trigram build's list (64 bytes) and in the line-token index's
+// directory (about 90), beside the index builders' fixed buffers. What
+// is live there grows by about 0.75 KB a file (heap at the index stage,
+// Go's src/ once and three times over, docs/performance.md, Memory; it
+// was 0.9 before the record shed the per-file loop's state). The heap
+// runs up to the limit at GC percent 400, so the allowance, not the
+// work, sets how much more memory a larger tree takes: it must stay
+// above what is live per file, or a large enough tree would hold more
+// than the limit and the collector would run back to back. At 7/8 KiB,
+// what is live is about 0.6 of the limit on Go's src/, 0.75 on six
+// copies and 0.85 at 500,000 files.
+const perFileMemory = 896
 
 // perFile runs the per-file stages as one loop (stages.Env.Process): each
 // file is opened and read once, and classify, triage, normalize, the

@@ -38,19 +38,20 @@ func (e *Env) Classify(ctx context.Context, rec *Record) error {
 		return nil
 	}
 	setSniffLimit()
-	c := rec.content // read by Process (load), which opens exactly the files that get here
-	rec.head = c.data[:min(len(c.data), sniffBytes)]
-	mt := mimetype.Detect(rec.head)
+	c := rec.loaded() // read by Process (load), which opens exactly the files that get here
+	head := c.data[:min(len(c.data), sniffBytes)]
+	rec.state().head = head
+	mt := mimetype.Detect(head)
 	if isZipFamily(mt) {
 		mt = containerType(c, mt)
 	}
-	rec.Mime = mt.String()
+	rec.Mime = e.mime(mt.String())
 	rec.isText = isTextMime(mt)
 	if !rec.isText && mt.Is(octetStream) {
 		// UTF-16/32 without a BOM has NULs, which mimetype takes for binary.
-		if cs, ok := textenc.WideText(rec.head, int64(len(rec.head)) == rec.Size); ok {
-			rec.Mime, rec.isText = "text/plain; charset="+cs, true
-		} else if fewControls(rec.head) {
+		if cs, ok := textenc.WideText(head, int64(len(head)) == rec.Size); ok {
+			rec.Mime, rec.isText = e.mime("text/plain; charset="+cs), true
+		} else if fewControls(head) {
 			rec.Mime, rec.isText = "text/plain", true
 		}
 	}
@@ -81,6 +82,18 @@ func containerType(c *content, sniffed *mimetype.MIME) *mimetype.MIME {
 		}
 	}
 	return sniffed
+}
+
+// mime is the run's one copy of a media type: mimetype gives each file
+// its own, and a record is kept per file. Safe for concurrent use. The
+// types are mimetype's and textenc's charsets, but for a charset an HTML
+// or XML file declares: at worst one copy a file, as without it.
+func (e *Env) mime(s string) string {
+	if v, ok := e.mimes.Load(s); ok {
+		return v.(string)
+	}
+	v, _ := e.mimes.LoadOrStore(s, s)
+	return v.(string)
 }
 
 func isTextMime(mt *mimetype.MIME) bool {

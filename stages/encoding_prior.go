@@ -32,9 +32,6 @@ type EncodingMemo struct {
 	// ASCII, a weak choice, a refusal, or a charset only the file's name
 	// declares.
 	Strong string
-	// Weak: the text's own evidence was weak, so another prior may give
-	// another result (textenc.Result.Weak).
-	Weak bool
 	// Named is the single-byte charset only the text's name declares and
 	// decided it in ("latin1" in menu_de_de.latin1.vim; textenc's
 	// DeclaredInName): not counted for a prior, but one a prior may
@@ -43,6 +40,10 @@ type EncodingMemo struct {
 	// Prior is the prior the text was decided under ("" none). Set by the
 	// pipeline before Redecide; Normalize passes it to the decoder.
 	Prior string
+	// Weak: the text's own evidence was weak, so another prior may give
+	// another result (textenc.Result.Weak). (The bools are last, so they
+	// share a word: a Record per file of the tree carries this.)
+	Weak bool
 	// thisRun: normalize decided the text in this run; a refresh's state
 	// (which keeps the exported fields only) leaves it false for a text it
 	// reuses (Record.EncodingReused).
@@ -201,7 +202,7 @@ func (e *Env) Redecide(rec *Record, prior string) {
 	e.forgetMisdeclared(rec.Path)
 	*rec = Record{
 		Entry: snapshot.Entry{Path: rec.Path, Size: cmp.Or(rec.ident.Size, rec.Size)}, // NewRecord's have no identity
-		dir:   rec.dir, name: rec.name, src: rec.src, Kind: rec.Kind, ident: rec.ident,
+		dir:   rec.dir, name: rec.name, srcIsPath: rec.srcIsPath, Kind: rec.Kind, ident: rec.ident,
 		Memo: Memo{Expect: rec.Memo.Expect, NameClean: rec.Memo.NameClean, Enc: EncodingMemo{Prior: prior, Strong: rec.Memo.Enc.Strong, Named: rec.Memo.Enc.Named}},
 	}
 }

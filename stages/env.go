@@ -29,7 +29,8 @@ type Env struct {
 	// dirs memoizes triage's per-directory answers (vendored, test,
 	// generated), filled lazily by the workers: the only Env state that
 	// changes while stages run, and safe for concurrent use.
-	dirs sync.Map // OS directory path relative to Src -> *dirFacts
+	dirs  sync.Map // OS directory path relative to Src -> *dirFacts
+	mimes sync.Map // media type -> the run's one copy of it (mime)
 
 	// out is TreeDir opened for writing (dirfd.Out: every directory made
 	// and file created relative to its parent's descriptor, so a file's

@@ -33,7 +33,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	if !ok {
 		return nil
 	}
-	if rec.content == nil {
+	if rec.loaded() == nil {
 		return fmt.Errorf("normalize %s: not read by the per-file loop", rec.Path)
 	}
 	in, before, err := e.openDocument(rec)
@@ -118,7 +118,7 @@ type document struct {
 
 // openDocument gives extractDocument random access to rec's file.
 func (e *Env) openDocument(rec *Record) (*document, os.FileInfo, error) {
-	c := rec.content
+	c := rec.loaded()
 	whole, err := c.readAll()
 	if err != nil {
 		return nil, nil, err

@@ -84,6 +84,7 @@ func (c *Clock) Spent(i int) time.Duration { return time.Duration(c.spent[i].Loa
 // secret pass, indexes) runs on the records afterwards. Call it from a pool; it errs only when the whole
 // run must stop.
 func (e *Env) Process(ctx context.Context, rec *Record, w *Worker, clock *Clock) error {
+	defer rec.done() // the loop's state goes with the file (run last: after unload)
 	t := time.Now()
 	lap := func(step int) {
 		now := time.Now()
@@ -178,7 +179,7 @@ func (e *Env) load(rec *Record, w *Worker) error {
 		return readFailed(rec, "classify", err)
 	}
 	c := &content{w: w, f: f, info: info}
-	rec.content = c
+	rec.state().content = c
 	if err := c.readTo(min(info.Size(), sniffBytes)); err != nil {
 		return readFailed(rec, "classify", err)
 	}
@@ -187,12 +188,12 @@ func (e *Env) load(rec *Record, w *Worker) error {
 
 // unload closes the record's file and lets go of the worker's buffers.
 func (e *Env) unload(rec *Record) {
-	if c := rec.content; c != nil {
+	if c := rec.loaded(); c != nil {
 		c.f.Close()
 		if cap(c.data) > cap(c.w.in) {
 			c.w.in = c.data[:0] // keep the grown buffer for the next file
 		}
-		rec.content = nil
+		rec.work.content = nil
 	}
 }
 

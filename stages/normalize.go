@@ -27,7 +27,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	if rec.Skip() || (rec.Category != "source" && rec.Category != "text") {
 		return nil
 	}
-	if rec.content == nil {
+	if rec.loaded() == nil {
 		return fmt.Errorf("normalize %s: not read by the per-file loop", rec.Path)
 	}
 	in, err := e.openText(ctx, rec)
@@ -91,7 +91,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		rec.fail("normalize", "unreadable", fmt.Errorf("%s changed while it was read", rec.Path))
 		return nil
 	}
-	if c := rec.content; out.mem != nil {
+	if c := rec.loaded(); out.mem != nil {
 		// Held in memory for the loop's later steps, and counted once,
 		// whole, here (a streamed text is counted in batches as it is
 		// decoded).

@@ -25,7 +25,7 @@ type textIn struct {
 
 // openText prepares normalize's input for rec.
 func (e *Env) openText(ctx context.Context, rec *Record) (*textIn, error) {
-	c := rec.content
+	c := rec.loaded()
 	whole, err := c.readAll()
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ type stagedOut struct {
 }
 
 func (e *Env) stagedOut(rec *Record) (*stagedOut, error) {
-	c := rec.content
+	c := rec.loaded()
 	if c.all {
 		c.w.out.Reset()
 		return &stagedOut{w: &c.w.out, mem: &c.w.out}, nil

@@ -36,36 +36,32 @@ type Record struct {
 	// record.
 	snapshot.Entry
 
-	// A Record is kept for every file of the tree for the whole run:
-	// the fields are ordered so that it packs (its bools share the last
-	// word), and nothing is held twice (the scan's identity of the file
-	// is ident's device and inode, fileID).
+	// A Record is kept for every file of the tree for the whole run, so
+	// its size is memory per file (TestRecordPacks): the fields are
+	// ordered so that it packs (its bools share the last word), nothing
+	// is held twice (the scan's identity of the file is ident's device
+	// and inode, fileID; the OS path is Path's when nothing was escaped),
+	// and what only the per-file loop needs is off it (work).
 
 	dir   *dirfd.Dir // the directory holding the file; nil for NewRecord's
 	name  string     // OS name in dir (for NewRecord's, the OS path from the root); never written to output
-	src   string     // the OS path from the root when the scan had it (Src); "": built from dir
 	ident Identity   // the scan's lstat in full, for a refresh to tell an unchanged file
-
-	// classify
-	head []byte // the sniffed head; dropped after triage
-
-	// triage
-	why     Decision // the rule that decided Category and Reason
-	testWhy Decision // why Test is set
 
 	OutSize int64 // bytes of the staged copy (normalize; redaction changes it)
 
-	// The per-file loop (Process): the file's bytes while the loop works on
-	// it, then what its steps leave for the cross-file stages.
-	content *content
-	scan    *secrets.Scan // the first secret pass over the staged text; nil when it found nothing
-	sum     [32]byte      // BLAKE3-256 of the staged text, before redaction
+	// work is what only the per-file loop needs (the file's bytes, the
+	// sniffed head, triage's reasons): Process lets go of it when the file
+	// is done, but for a text with findings, which keeps its secret scan
+	// for the cross-file pass. nil when no step has run, or all are done.
+	work *work
+	sum  [32]byte // BLAKE3-256 of the staged text, before redaction
 
 	// Memo is what a refresh carries for the file (memo.go); the loop
 	// carries it, the stages consult and fill it.
 	Memo Memo
 
 	Kind        Kind
+	srcIsPath   bool // the OS path from the root is Path (the scan escaped nothing): Src
 	isText      bool // the head sniffs as text (classify)
 	scanned     bool // the secret rules ran on the staged text at this path
 	hashed      bool // sum is set
@@ -89,8 +85,8 @@ func NewRecord(path, src string, size int64) *Record {
 
 // Src is the OS path relative to the input root the record is read from.
 func (r *Record) Src() string {
-	if r.src != "" {
-		return r.src // a Dir's path costs its depth: triage asks for it per file
+	if r.srcIsPath {
+		return r.Path // a Dir's path costs its depth: triage asks for it per file
 	}
 	if r.dir == nil {
 		return r.name
@@ -116,6 +112,70 @@ func cause(err error) string {
 		return pe.Op + ": " + pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// work is a record's state while the per-file loop has it (Record.work).
+type work struct {
+	content *content      // the file's bytes while Process works on it
+	head    []byte        // the sniffed head (classify); dropped after triage
+	why     Decision      // the rule that decided Category and Reason (triage)
+	testWhy Decision      // why Test is set (triage)
+	scan    *secrets.Scan // the first secret pass over the staged text; nil when it found nothing
+}
+
+// state is the record's loop state, made on first use.
+func (r *Record) state() *work {
+	if r.work == nil {
+		r.work = new(work)
+	}
+	return r.work
+}
+
+// loaded is the file's bytes while Process works on it; nil otherwise.
+func (r *Record) loaded() *content {
+	if r.work == nil {
+		return nil
+	}
+	return r.work.content
+}
+
+// sniffed is the head classify sniffed, until triage is done with it.
+func (r *Record) sniffed() []byte {
+	if r.work == nil {
+		return nil
+	}
+	return r.work.head
+}
+
+// findings is the first secret pass's scan of the staged text; nil when
+// it found nothing or the cross-file pass has taken it.
+func (r *Record) findings() *secrets.Scan {
+	if r.work == nil {
+		return nil
+	}
+	return r.work.scan
+}
+
+// setFindings keeps scan (nil: nothing found, or taken) on the record.
+func (r *Record) setFindings(scan *secrets.Scan) {
+	if scan == nil && r.work == nil {
+		return
+	}
+	r.state().scan = scan
+}
+
+// done lets go of the loop's state once Process is done with the file:
+// all of it, but for a scan with findings, which the cross-file secret
+// pass takes.
+func (r *Record) done() {
+	if r.work == nil {
+		return
+	}
+	if scan := r.work.scan; scan != nil {
+		*r.work = work{scan: scan}
+		return
+	}
+	r.work = nil
 }
 
 // Skip reports whether later stages should leave the record alone.

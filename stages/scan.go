@@ -354,8 +354,10 @@ func (w *walker) isExcludedDir(s *dirNode, name string, manifests []string) bool
 // reading a link failed for lack of a resource (the run must stop).
 func (w *walker) record(d *dirfd.Dir, e entry, path string, unsafe, ignored bool) (*Record, error) {
 	rec := &Record{Entry: snapshot.Entry{Path: path}, dir: d, name: e.name}
-	if !unsafe {
-		rec.src = path // nothing escaped: the OS path is the manifest's
+	if !unsafe && strings.HasSuffix(path, e.name) {
+		// Nothing escaped: the OS path is the manifest's, and the name
+		// is its last element (held once: a record is kept per file).
+		rec.srcIsPath, rec.name = true, path[len(path)-len(e.name):]
 	}
 	if e.err != nil {
 		rec.fail("scan", "unreadable", e.err)

@@ -390,8 +390,8 @@ func TestScanDeep(t *testing.T) {
 	}
 	env := &Env{Src: tree, Rules: defaultRules(t)}
 	must(t, env.readAndClassify(ctx, leaf, &Worker{}))
-	if leaf.Err != "" || string(leaf.head) != "the bottom\n" {
-		t.Errorf("deepest file read as %q, err %q", leaf.head, leaf.Err)
+	if leaf.Err != "" || string(leaf.sniffed()) != "the bottom\n" {
+		t.Errorf("deepest file read as %q, err %q", leaf.sniffed(), leaf.Err)
 	}
 }
 

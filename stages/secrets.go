@@ -82,20 +82,21 @@ func (e *Env) SecretValues(ctx context.Context, recs []*Record, workers int, opt
 		}
 		rec.scanned = true
 		if len(scan.Findings) > 0 {
-			rec.scan = scan
+			rec.setFindings(scan)
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
 	for _, rec := range recs {
-		if rec.scan == nil {
+		scan := rec.findings()
+		if scan == nil {
 			continue
 		}
-		for j, fd := range rec.scan.Findings {
+		for j, fd := range scan.Findings {
 			if (opts.masks(fd.Kind) || opts.Mode == modeExclude && fd.Kind == rules.KindCredential) &&
 				!opts.Scanner.AllowsPath(fd.Rule, rec.Path) {
-				rec.scan.AddValues(opts.Values, j)
+				scan.AddValues(opts.Values, j)
 			}
 		}
 	}
@@ -131,6 +132,7 @@ func (e *Env) SecretNames(ctx context.Context, opts SecretOptions, recs []*Recor
 			e.removeStaged(rec.Path)
 			rec.Staged, rec.Lines, rec.Tokens, rec.OutSize, rec.Oversize = false, 0, 0, 0, false
 		}
+		rec.srcIsPath = false // Src stays the OS path: dir and name give it once Path is masked
 		rec.Path = secrets.MaskName(rec.Path, inPath)
 		rec.LinkTarget = secrets.MaskName(rec.LinkTarget, inTarget)
 		rec.Reason = "secret-in-name"
@@ -225,7 +227,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 			return fmt.Errorf("secrets %s: %w", rec.Path, err)
 		}
 		if len(scan.Findings) > 0 {
-			rec.scan = scan
+			rec.setFindings(scan)
 		}
 		rec.scanned = true
 		return nil
@@ -238,8 +240,8 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 	results := make([]scanned, len(canon))
 	found := make([]bool, len(canon)) // either pass found something in canon[i]
 	for i, rec := range canon {
-		scan := rec.scan
-		rec.scan = nil
+		scan := rec.findings()
+		rec.setFindings(nil)
 		if scan == nil {
 			continue
 		}
@@ -335,8 +337,8 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		// found there too (a rule may depend on the path).
 		rec.scanned = true
 		for _, h := range holders(rec) {
-			h.Memo.Clean = !found[i] && h.scan == nil
-			h.scan = nil
+			h.Memo.Clean = !found[i] && h.findings() == nil
+			h.setFindings(nil)
 		}
 		for _, h := range holders(rec) {
 			// Redaction changed the shared copy: every holder reports it.
@@ -373,21 +375,22 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 			continue
 		}
 		if rec.scanned {
-			rec.Memo.Clean = rec.scan == nil
+			rec.Memo.Clean = rec.findings() == nil
 		}
-		if rec.scan == nil {
+		scan := rec.findings()
+		if scan == nil {
 			continue
 		}
 		if rec.Reason != "secret-in-name" {
 			rec.Secrets = 0
 		}
-		for _, f := range rec.scan.Findings {
+		for _, f := range scan.Findings {
 			if !opts.Baseline[f.Fingerprint] && !sc.AllowsPath(f.Rule, rec.Path) {
 				out = append(out, secrets.PathFinding{Path: rec.Path, Finding: f})
 				rec.Secrets++
 			}
 		}
-		rec.scan = nil
+		rec.setFindings(nil)
 	}
 	secrets.SortFindings(out)
 	return out, nil

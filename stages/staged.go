@@ -23,7 +23,7 @@ import (
 // Only findings are kept on the record, so a tree with no secret holds no
 // scan results.
 func (e *Env) ScanSecrets(ctx context.Context, rec *Record) error {
-	c := rec.content
+	c := rec.loaded()
 	if c == nil || !rec.Staged || e.SecretScanner == nil {
 		return nil
 	}
@@ -42,14 +42,14 @@ func (e *Env) ScanSecrets(ctx context.Context, rec *Record) error {
 	}
 	rec.scanned = true
 	if len(scan.Findings) > 0 {
-		rec.scan = scan
+		rec.setFindings(scan)
 	}
 	return nil
 }
 
 // Hash takes the BLAKE3-256 of a staged text, for Dedup.
 func (e *Env) Hash(ctx context.Context, rec *Record) error {
-	c := rec.content
+	c := rec.loaded()
 	if c == nil || !rec.Staged {
 		return nil
 	}
@@ -76,7 +76,7 @@ func (e *Env) Hash(ctx context.Context, rec *Record) error {
 // write: a path too long for OUT is the file's problem, anything else
 // (a full disk) the run's.
 func (e *Env) Write(ctx context.Context, rec *Record) error {
-	c := rec.content
+	c := rec.loaded()
 	if c == nil || !c.inMemory || !rec.Staged {
 		return nil
 	}
@@ -87,7 +87,8 @@ func (e *Env) Write(ctx context.Context, rec *Record) error {
 	if errors.Is(err, syscall.ENAMETOOLONG) {
 		// As if normalize had failed to create it: nothing was measured.
 		rec.Encoding, rec.BOM, rec.CRLF, rec.Lines, rec.Tokens, rec.OutSize = "", false, false, 0, 0, 0
-		rec.Oversize, rec.scan, rec.scanned, rec.hashed = false, nil, false, false
+		rec.Oversize, rec.scanned, rec.hashed = false, false, false
+		rec.setFindings(nil)
 		rec.tokensLater = false
 	}
 	return e.writeFailed(rec, err)

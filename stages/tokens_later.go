@@ -46,13 +46,13 @@ type laterRec struct {
 // ready by then and the text is still in the worker's buffer, or else
 // leaves it to be counted from its staged copy.
 func (e *Env) keepForCount(rec *Record) {
-	if c := rec.content; c.inMemory && e.TokensReady() {
+	if c := rec.loaded(); c.inMemory && e.TokensReady() {
 		setTokens(rec, tokens.CountBytes(c.held))
 		return
 	}
 	q := &e.later
 	q.mu.Lock()
-	q.recs = append(q.recs, laterRec{rec, rec.content.inMemory})
+	q.recs = append(q.recs, laterRec{rec, rec.loaded().inMemory})
 	q.mu.Unlock()
 }
 

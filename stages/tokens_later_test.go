@@ -35,10 +35,10 @@ func TestKeepForCount(t *testing.T) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rec := &Record{Entry: snapshot.Entry{Path: name}, tokensLater: true, content: &content{inMemory: name != "big/s.go", held: []byte(text)}}
+		rec := &Record{Entry: snapshot.Entry{Path: name}, tokensLater: true, work: &work{content: &content{inMemory: name != "big/s.go", held: []byte(text)}}}
 		ready = name == "ready.json"
 		e.keepForCount(rec)
-		rec.content.held = []byte(strings.Repeat("x", len(text))) // the worker's buffer is reused
+		rec.loaded().held = []byte(strings.Repeat("x", len(text))) // the worker's buffer is reused
 		recs = append(recs, rec)
 	}
 	if got := len(e.later.recs); got != 5 {

@@ -59,23 +59,29 @@ const (
 // (include, not_vendored, override, exclude) come last, over every built-in
 // rule.
 func (e *Env) Triage(ctx context.Context, rec *Record) error {
-	defer func() { rec.head = nil }() // later stages re-read; don't hold heads
+	defer func() { // later stages re-read; don't hold heads
+		if rec.work != nil {
+			rec.work.head = nil
+		}
+	}()
 	d := e.dirFacts(srcDir(rec.Src()))
 	base := path.Base(rec.Path)
-	rec.Test, rec.testWhy = e.testFile(d, base)
+	var testWhy Decision
+	rec.Test, testWhy = e.testFile(d, base)
+	rec.state().testWhy = testWhy
 	if rec.Category != "" { // decided by scan or classify: symlink, ignored, unreadable...
-		rec.why = Decision{ruleScan, rec.Reason}
+		rec.state().why = Decision{ruleScan, rec.Reason}
 		return nil
 	}
 	u := e.userFacts(rec.Path)
 	e.triageBuiltIn(rec, d, base, u)
 	if u.override != nil {
 		rec.Category, rec.Reason = u.override.Category, u.override.Reason
-		rec.why = Decision{ruleOverride, u.overrideBy}
+		rec.state().why = Decision{ruleOverride, u.overrideBy}
 	}
 	if u.excludedBy != "" {
 		rec.Category, rec.Reason = "junk", ReasonExcludedByRule
-		rec.why = Decision{ruleExclude, u.excludedBy}
+		rec.state().why = Decision{ruleExclude, u.excludedBy}
 	}
 	return nil
 }
@@ -121,7 +127,8 @@ func (e *Env) decidedByPath(rec *Record) bool {
 
 func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) {
 	set := func(category, reason, rule, detail string) {
-		rec.Category, rec.Reason, rec.why = category, reason, Decision{rule, detail}
+		rec.Category, rec.Reason = category, reason
+		rec.state().why = Decision{rule, detail}
 	}
 	if rec.Size == 0 && !e.Rules.IsMeaningfulEmpty(base) {
 		set("junk", "empty", ruleEmpty, "")
@@ -138,12 +145,12 @@ func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) 
 		}
 	}
 	if !u.notVendored {
-		if rule, detail := e.vendoredFile(base, rec.head); rule != "" {
+		if rule, detail := e.vendoredFile(base, rec.sniffed()); rule != "" {
 			set("junk", "vendored", rule, detail)
 			return
 		}
 	}
-	if u.included == "" && rec.isText && isLFSPointer(rec.head, rec.Size) {
+	if u.included == "" && rec.isText && isLFSPointer(rec.sniffed(), rec.Size) {
 		set("junk", "lfs-pointer", ruleLFSPointer, "version "+lfsSpec)
 		return
 	}
@@ -165,7 +172,7 @@ func (e *Env) triageBuiltIn(rec *Record, d *dirFacts, base string, u userFacts) 
 		// Unknown binary. A name that promises text may still be text
 		// mimetype can't see (BOM-less UTF-16): let normalize decide.
 		switch {
-		case isDER(rec.head, rec.Size):
+		case isDER(rec.sniffed(), rec.Size):
 			set("junk", "certificate-store", ruleDER, "an ASN.1 SEQUENCE of the file's size")
 			// A .crt promises PEM text; DER there is flagged as normalize
 			// flagged it when it found the binary.
@@ -195,12 +202,13 @@ func (e *Env) textByName(base string, hasExt bool, c rules.Class) bool {
 }
 
 func (e *Env) triageText(rec *Record, d *dirFacts, base string, hasExt bool, extClass rules.Class, u userFacts) {
-	head := rec.head
+	head := rec.sniffed()
 	if len(head) > languageBytes {
 		head = head[:languageBytes]
 	}
 	set := func(category, reason, rule, detail string) {
-		rec.Category, rec.Reason, rec.why = category, reason, Decision{rule, detail}
+		rec.Category, rec.Reason = category, reason
+		rec.state().why = Decision{rule, detail}
 	}
 	switch {
 	case hasExt && extClass.User:
@@ -212,7 +220,7 @@ func (e *Env) triageText(rec *Record, d *dirFacts, base string, hasExt bool, ext
 		}
 		return
 	case e.Rules.Triage.SQL.IsSQL(base):
-		if marker := e.sqlDump(rec.head); marker != "" {
+		if marker := e.sqlDump(rec.sniffed()); marker != "" {
 			set(extClass.Category, extClass.Reason, ruleSQL, marker)
 			return
 		}
@@ -228,7 +236,7 @@ func (e *Env) triageText(rec *Record, d *dirFacts, base string, hasExt bool, ext
 		c, _ := e.Rules.ByMime(rec.Mime)
 		set(c.Category, c.Reason, ruleContentType, rec.Mime)
 		return
-	case u.included == "" && isMinified(base, rec.head):
+	case u.included == "" && isMinified(base, rec.sniffed()):
 		set("junk", "minified", ruleMinified, "over 500 bytes a line")
 		return
 	}
@@ -237,7 +245,7 @@ func (e *Env) triageText(rec *Record, d *dirFacts, base string, hasExt bool, ext
 			set("junk", "generated", ruleGenerated, detail)
 			return
 		}
-		if isEncodedBlob(rec.head) {
+		if isEncodedBlob(rec.sniffed()) {
 			set("junk", reasonMediaText, ruleMediaText, "base64 runs over three quarters of the head")
 			return
 		}
@@ -460,7 +468,17 @@ func (e *Env) testFile(d *dirFacts, base string) (bool, Decision) {
 }
 
 // Why says which rule decided the record's category and reason.
-func (r *Record) Why() Decision { return r.why }
+func (r *Record) Why() Decision {
+	if r.work == nil {
+		return Decision{} // the loop is done with the record
+	}
+	return r.work.why
+}
 
 // TestWhy says why the record is marked test, if it is.
-func (r *Record) TestWhy() Decision { return r.testWhy }
+func (r *Record) TestWhy() Decision {
+	if r.work == nil {
+		return Decision{}
+	}
+	return r.work.testWhy
+}

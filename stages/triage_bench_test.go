@@ -82,7 +82,7 @@ func benchTriage(b *testing.B, dir string) {
 		if err := env.readAndClassify(context.Background(), rec, w); err != nil {
 			b.Fatal(err)
 		}
-		rec.head = bytes.Clone(rec.head) // w's buffer serves the next file
+		rec.work.head = bytes.Clone(rec.sniffed()) // w's buffer serves the next file
 	}
 	work := make([]Record, len(recs))
 	var cpu time.Duration

@@ -203,7 +203,7 @@ func TestSamplePointsSpread(t *testing.T) {
 		}
 		files = append(files, File{Path: fmt.Sprint(i), Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(s)), nil }})
 	}
-	points, err := samplePoints(files, 2)
+	points, err := samplePoints(files, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

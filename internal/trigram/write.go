@@ -64,9 +64,16 @@ type File struct {
 	// staged text): the index records the digest of every file's path and
 	// hash, not the hash of what it read, so the caller vouches for it.
 	Hash [32]byte
+	// Open reads the file; nil when the build is given an Opener
+	// (BuildOpen), which a long list shares instead of a closure a file.
 	Open func() (io.ReadCloser, error)
 	Size int64 // its size if known, else 0: what it weighs in the split window
 }
+
+// Opener reads the file at a File's Path: one for every file of a build
+// (BuildOpen), where a closure in each File would cost 32 bytes a file
+// for as long as the list is held.
+type Opener func(path string) (io.ReadCloser, error)
 
 // Build indexes files, in the given order (their ids), and writes the index
 // to dst. Temporary run files go in tmpDir and are removed before it
@@ -83,7 +90,13 @@ func Build(ctx context.Context, files []File, dst, tmpDir string) error {
 // the list split evenly). Each partition still takes the pairs in id
 // order, and the index lists the partitions' trigrams in ascending order,
 // so the index is the same byte for byte whatever the number of workers.
-func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers int) (err error) {
+func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers int) error {
+	return BuildOpen(ctx, files, nil, dst, tmpDir, workers)
+}
+
+// BuildOpen is BuildWorkers reading each file whose Open is nil with
+// open.
+func BuildOpen(ctx context.Context, files []File, open Opener, dst, tmpDir string, workers int) (err error) {
 	workers = max(workers, 1)
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -102,11 +115,11 @@ func BuildWorkers(ctx context.Context, files []File, dst, tmpDir string, workers
 	n := min(workers, maxPartitions)
 	var points []uint32
 	if n > 1 {
-		if points, err = samplePoints(files, n); err != nil {
+		if points, err = samplePoints(files, n, open); err != nil {
 			return err
 		}
 	}
-	sets := splitAll(ctx, files, workers)
+	sets := splitAll(ctx, files, workers, open)
 	defer sets.stop()
 	parts := newPartitions(points, tmpDir, maxPairs/n)
 	defer parts.remove()
@@ -146,8 +159,8 @@ const sampleFiles = 64
 // samplePoints splits sampleFiles files spread over files and returns
 // where parts partitions meet. Only the count of each first byte is kept,
 // so a sample of large files costs no more memory than the build does.
-func samplePoints(files []File, parts int) ([]uint32, error) {
-	sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
+func samplePoints(files []File, parts int, open Opener) ([]uint32, error) {
+	sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10), open: open}
 	var (
 		hist     [256]int
 		trigrams []uint32
@@ -236,12 +249,21 @@ type fileSet struct {
 type splitter struct {
 	seen []uint64
 	buf  []byte
+	open Opener // for a File without Open; nil: every File has one
 }
 
 // split reads one file and returns each distinct trigram in it, appended
 // to dst.
 func (sp *splitter) split(f File, dst []uint32) ([]uint32, int64, error) {
-	rc, err := f.Open()
+	var (
+		rc  io.ReadCloser
+		err error
+	)
+	if f.Open == nil && sp.open != nil {
+		rc, err = sp.open(f.Path)
+	} else {
+		rc, err = f.Open()
+	}
 	if err != nil {
 		return dst, 0, err
 	}
@@ -404,7 +426,7 @@ func (w *window) stop() {
 }
 
 // splitAll starts workers splitting files.
-func splitAll(ctx context.Context, files []File, workers int) *sets {
+func splitAll(ctx context.Context, files []File, workers int, open Opener) *sets {
 	s := &sets{quit: make(chan struct{})}
 	s.win.cond.L = &s.win.mu
 	s.win.maxFiles = windowFilesPerWorker * workers
@@ -414,7 +436,7 @@ func splitAll(ctx context.Context, files []File, workers int) *sets {
 	}
 	for range workers {
 		go func() {
-			sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10)}
+			sp := &splitter{seen: make([]uint64, 1<<24/64), buf: make([]byte, 64<<10), open: open}
 			for {
 				id, weight, ok := s.win.enter(files)
 				if !ok {
