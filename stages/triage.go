@@ -283,29 +283,37 @@ func (e *Env) language(base string, head []byte) (lang, how string) {
 			return langs[0], "by content heuristics (go-enry)"
 		}
 	}
-	return enryLanguage(base, head), "by go-enry's strategies (modeline, shebang, classifier)"
+	return enryLanguage(base, head), "by go-enry's strategies (modeline, shebang, content), then a naive-Bayes classifier over go-enry's tables with ties broken by name"
 }
 
-// withoutModeline is go-enry's DefaultStrategies less the modeline one,
-// whose regexes are most of the cost on files with no known extension.
-var withoutModeline = []enry.Strategy{
-	enry.GetLanguagesByFilename, enry.GetLanguagesByShebang, enry.GetLanguagesByExtension,
-	enry.GetLanguagesByXML, enry.GetLanguagesByManpage, enry.GetLanguagesByContent, enry.GetLanguagesByClassifier,
-}
-
-// enryLanguage is enry.GetLanguage, skipping the modeline strategy when
-// the head holds no modeline marker: Emacs's "-*-" or Vim's "vi:", "vim",
-// "Vim" or "ex:" (every form its regexes accept contains one of them).
-func enryLanguage(base string, head []byte) string {
-	if bytes.Contains(head, []byte("-*-")) || bytes.Contains(head, []byte("vi:")) || bytes.Contains(head, []byte("vim")) ||
-		bytes.Contains(head, []byte("Vim")) || bytes.Contains(head, []byte("ex:")) {
-		return enry.GetLanguage(base, head)
+// languageStrategies is go-enry's DefaultStrategies with its classifier
+// replaced by classifyLanguages, which breaks ties by name where go-enry's
+// break them by map order. withModeline adds the modeline strategy in
+// front, as go-enry's list has it.
+var (
+	languageStrategies = []enry.Strategy{
+		enry.GetLanguagesByFilename, enry.GetLanguagesByShebang, enry.GetLanguagesByExtension,
+		enry.GetLanguagesByXML, enry.GetLanguagesByManpage, enry.GetLanguagesByContent, classifyLanguages,
 	}
+	withModeline = append([]enry.Strategy{enry.GetLanguagesByModeline}, languageStrategies...)
+)
+
+// enryLanguage is enry.GetLanguage with a deterministic classifier,
+// skipping the modeline strategy, whose regexes are most of the cost on
+// files with no known extension, when the head holds no modeline marker:
+// Emacs's "-*-" or Vim's "vi:", "vim", "Vim" or "ex:" (every form its
+// regexes accept contains one of them).
+func enryLanguage(base string, head []byte) string {
 	if enry.IsBinary(head) {
 		return ""
 	}
+	strategies := languageStrategies
+	if bytes.Contains(head, []byte("-*-")) || bytes.Contains(head, []byte("vi:")) || bytes.Contains(head, []byte("vim")) ||
+		bytes.Contains(head, []byte("Vim")) || bytes.Contains(head, []byte("ex:")) {
+		strategies = withModeline
+	}
 	var langs []string
-	for _, strategy := range withoutModeline { // GetLanguages' loop
+	for _, strategy := range strategies { // GetLanguages' loop
 		candidates := strategy(base, head, langs)
 		switch len(candidates) {
 		case 0:
