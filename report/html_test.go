@@ -405,7 +405,8 @@ func jsonPath(v any, p string) (any, error) {
 			end = len(p)
 		}
 		key, p = p[:end], strings.TrimPrefix(p[end:], ".")
-		obj, ok := v.(map[string]any)
+		obj, _ := v.(map[string]any) // not an object: obj is nil and has no key
+		var ok bool
 		if v, ok = obj[key]; !ok {
 			return nil, fmt.Errorf("no field %q", key)
 		}
