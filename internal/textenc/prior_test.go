@@ -286,20 +286,8 @@ func TestPriorBrokenPairs(t *testing.T) {
 // against a declaration, nor a multi-byte choice. Before the rule a
 // strong choice never changed.
 func TestContestedSingleByte(t *testing.T) {
-	enc := func(e encoding.Encoding, text string) []byte {
-		b, err := e.NewEncoder().Bytes([]byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	cs := func(name string) charset {
-		c, ok := priorCharset(name)
-		if !ok {
-			t.Fatal(name)
-		}
-		return c
-	}
+	enc := func(e encoding.Encoding, text string) []byte { return []byte(encode(t, e, text)) }
+	cs := func(name string) charset { return mustCharset(t, name) }
 	russian := "Съешь же ещё этих мягких французских булок, да выпей чаю. Широкая электрификация южных губерний.\n"
 	ukrainian := "Ласкаво просимо до програми. Її автор Євген, і він з України. Щастя, їжак, є.\n"
 	cases := []struct {
@@ -398,20 +386,8 @@ func TestContestedNameDeclaration(t *testing.T) {
 // letters inside them stay as read, and so does a reading of the
 // prior's own script. Before, the weak reading was staged.
 func TestForeignToPrior(t *testing.T) {
-	enc := func(e encoding.Encoding, text string) []byte {
-		b, err := e.NewEncoder().Bytes([]byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	cs := func(name string) charset {
-		c, ok := priorCharset(name)
-		if !ok {
-			t.Fatal(name)
-		}
-		return c
-	}
+	enc := func(e encoding.Encoding, text string) []byte { return []byte(encode(t, e, text)) }
+	cs := func(name string) charset { return mustCharset(t, name) }
 	dos := enc(charmap.CodePage866, "\\ ╔════╗ Меню\n")
 	cafe := enc(charmap.Windows1252, "caf\u00e9 cr\u00e8me, M\u00fcller\n")
 	cases := []struct {
@@ -442,4 +418,14 @@ func TestForeignToPrior(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustCharset is the candidate named name, as a prior names it.
+func mustCharset(t testing.TB, name string) charset {
+	t.Helper()
+	c, ok := priorCharset(name)
+	if !ok {
+		t.Fatalf("no charset %q", name)
+	}
+	return c
 }
