@@ -288,7 +288,9 @@ bench-legacy:
 # (@modelcontextprotocol/server-filesystem, pinned in serve/bench_mcp_test.go
 # and installed with npm into .bench/mcp), both driven by the official
 # TypeScript SDK client on the same 500-line heads of Go's net/http, at 1
-# and at 16 calls in flight: calls/s, p50, p99 and the ratios. BASE=HEAD
+# and at 16 calls in flight: calls/s, p50, p99, CPU per call of server and
+# client, and the ratios; beside them the floor, a null server replaying
+# repoprep's answers from memory (serve/bench_null_test.go). BASE=HEAD
 # also measures git HEAD's build in the same run (BASE=FILE: that binary).
 # Skipped without node and npm.
 bench-mcp: build

@@ -34,7 +34,10 @@ const fsServerVersion = "2026.8.31"
 // server's read_text_file with head 500 on that snapshot's tree/. Each is
 // measured at 1 and at 16 calls in flight, in rounds that alternate the
 // servers, and the table gives calls/s, p50 and p99 (medians over the
-// rounds) and the ratios the read server's target is stated in.
+// rounds) and the ratios the read server's target is stated in. Beside
+// them runs the floor, the null server (bench_null_test.go: this test
+// binary answering with repoprep's own bytes from memory), whose calls/s no
+// server can pass on this machine with this client.
 //
 // REPOPREP_BENCH_MCP names the repoprep binary (make bench-mcp builds
 // bin/repoprep); REPOPREP_BENCH_MCP_BASE optionally names another, measured
@@ -103,7 +106,13 @@ func TestBenchMCP(t *testing.T) {
 		}
 		return s
 	}
-	servers := []server{repoprep("repoprep", bin)}
+	// The floor: the null server (bench_null_test.go), this test binary
+	// answering with bytes `repoprep serve` made, from memory.
+	backend, _ := json.Marshal([]string{bin, "serve", "-q", out})
+	null := repoprep("null (repoprep's bytes)", os.Args[0])
+	null.Args = []string{"-test.run=^TestMCPNullServer$"}
+	null.Env = map[string]string{nullBackendEnv: string(backend)}
+	servers := []server{null, repoprep("repoprep", bin)}
 	if base := os.Getenv("REPOPREP_BENCH_MCP_BASE"); base != "" {
 		servers = append(servers, repoprep("repoprep (base)", base))
 	}
@@ -181,11 +190,14 @@ func TestBenchMCP(t *testing.T) {
 			fmt.Fprintf(&b, "%-28s %9d %9.0f %8.2f %8.2f %16s %13.0f µs\n", s.Name, inflight, rw.rate, rw.p50, rw.p99, cpuText, rw.clientUs)
 		}
 	}
-	for _, s := range servers[:len(servers)-1] {
+	ref1, ref16 := rows[key{fs.Name, 1}], rows[key{fs.Name, 16}]
+	floor1, floor16 := rows[key{null.Name, 1}], rows[key{null.Name, 16}]
+	fmt.Fprintf(&b, "floor (null server) / filesystem: %.2fx calls/s at 1 in flight, %.2fx at 16: no server can pass these here; p99 at 16 %.2f ms\n",
+		floor1.rate/ref1.rate, floor16.rate/ref16.rate, floor16.p99)
+	for _, s := range servers[1 : len(servers)-1] {
 		one, sixteen := rows[key{s.Name, 1}], rows[key{s.Name, 16}]
-		ref1, ref16 := rows[key{fs.Name, 1}], rows[key{fs.Name, 16}]
-		fmt.Fprintf(&b, "%s / filesystem: %.2fx calls/s at 1 in flight, %.2fx at 16 (target 3x); p99 at 16 %.2f ms against its p50 %.2f ms (target below)\n",
-			s.Name, one.rate/ref1.rate, sixteen.rate/ref16.rate, sixteen.p99, ref16.p50)
+		fmt.Fprintf(&b, "%s / filesystem: %.2fx calls/s at 1 in flight, %.2fx at 16 (target 3x); p99 at 16 %.2f ms against its p50 %.2f ms (target below); of the floor: %.2f at 1, %.2f at 16; server CPU/call %.1fx the null server's at 16\n",
+			s.Name, one.rate/ref1.rate, sixteen.rate/ref16.rate, sixteen.p99, ref16.p50, one.rate/floor1.rate, sixteen.rate/floor16.rate, sixteen.cpuUs/floor16.cpuUs)
 	}
 	t.Log("\n" + b.String())
 }

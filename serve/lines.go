@@ -49,12 +49,21 @@ func (lr *lineReader) release() {
 
 // next returns the next line without its '\n', cut to maxChars characters,
 // and how many characters were cut off. ok is false at the end of the file.
+// The line is valid until the next call.
 func (lr *lineReader) next() (line []byte, cutChars int, ok bool, err error) {
+	chunk, err := lr.br.ReadSlice('\n')
+	if err == nil && len(chunk)-1 <= lr.maxChars {
+		// The common line: whole in the buffer and no more bytes, so no
+		// more characters, than may be shown. Neither copied nor counted.
+		return chunk[:len(chunk)-1], 0, true, nil
+	}
 	lr.buf = lr.buf[:0]
 	keepBytes := 4*lr.maxChars + 4 // enough bytes for maxChars characters of any width
 	chars, seen := 0, false
-	for {
-		chunk, err := lr.br.ReadSlice('\n')
+	for first := true; ; first = false {
+		if !first {
+			chunk, err = lr.br.ReadSlice('\n')
+		}
 		if len(chunk) > 0 {
 			seen = true
 		}

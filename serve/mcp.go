@@ -159,7 +159,7 @@ func register[In any](s *Server, srv *mcp.Server, name, doc string, input, outpu
 			s.logCall(ctx, via, name, nil, time.Now(), answer{}, err)
 			return answer{}, err
 		}
-		return s.call(ctx, via, name, attrs(in), func(ctx context.Context, sn *view) (answer, error) {
+		return s.call(ctx, via, name, func() []slog.Attr { return attrs(in) }, func(ctx context.Context, sn *view) (answer, error) {
 			return run(ctx, sn, in)
 		})
 	}

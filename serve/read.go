@@ -123,12 +123,23 @@ func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (ans
 	}
 
 	// The trailers alone must fit, or the answer could only break the budget.
+	// Each count is taken once: a failed file's trailer, a later file's
+	// trailer as not read, the first file's worst.
+	notReadCost := make([]int, len(reads)) // failed: its error's trailer
+	worst := make([]int, len(reads))       // -1: not counted yet
 	need := 0
 	for i, fr := range reads {
-		if i == 0 || fr.failed != "" {
-			need += worstTrailer(fr)
-		} else {
-			need += tokens.Count(trailer(&fileRead{req: fr.req, notRead: true}))
+		worst[i] = -1
+		switch {
+		case fr.failed != "":
+			notReadCost[i] = tokens.Count(trailer(fr))
+			need += notReadCost[i]
+		case i == 0:
+			worst[i] = worstTrailer(fr)
+			need += worst[i]
+		default:
+			notReadCost[i] = tokens.Count(trailer(&fileRead{req: fr.req, notRead: true}))
+			need += notReadCost[i]
 		}
 	}
 	if need > budget {
@@ -140,18 +151,17 @@ func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (ans
 	stopped := false // the budget ran out: later files are not read
 	for i, fr := range reads {
 		if fr.failed != "" {
-			used += tokens.Count(trailer(fr))
+			used += notReadCost[i]
 			continue
 		}
 		later := 0
-		for _, next := range reads[i+1:] {
-			if next.failed != "" {
-				later += tokens.Count(trailer(next))
-			} else {
-				later += tokens.Count(trailer(&fileRead{req: next.req, notRead: true}))
-			}
+		for _, c := range notReadCost[i+1:] {
+			later += c
 		}
-		room := budget - used - later - worstTrailer(fr)
+		if worst[i] < 0 {
+			worst[i] = worstTrailer(fr)
+		}
+		room := budget - used - later - worst[i]
 		if room <= 0 || stopped {
 			fr.notRead = true
 		} else {
@@ -200,6 +210,7 @@ func (s *Server) readFile(ctx context.Context, sn *view, args ReadFileArgs) (ans
 			return answer{}, fmt.Errorf("%w: budget_tokens %d too small for this answer; raise it", ErrBadRequest, budget)
 		}
 	}
+	releaseSegments(reads) // rendered into text: their buffers serve the next read
 	var failed []error
 	for _, fr := range reads {
 		if fr.err != nil {
@@ -316,9 +327,17 @@ func (s *Server) readOne(ctx context.Context, sn *view, fr *fileRead, room int) 
 	lr := pooledLineReader(f, s.opts.MaxLineChars)
 	defer lr.release()
 	used, line, eof := 0, 0, false
-	batch := make([]byte, 0, 8<<10)
-	var ends []int  // offset in batch after each line
-	var costs []int // each line's cost, while lc knows them
+	rb := readBatches.Get().(*readBatch)
+	defer readBatches.Put(rb)
+	// The batch of numbered lines being counted, where each ends in it, and
+	// each one's cost while lc knows them; kept grown for the next read.
+	batch, ends, costs := rb.text[:0], rb.ends[:0], rb.costs[:0]
+	defer func() {
+		if cap(batch) > maxPooledSegBytes { // a batch of very long lines: not worth keeping
+			batch = nil
+		}
+		rb.text, rb.ends, rb.costs = batch[:0], ends[:0], costs[:0]
+	}()
 	batchStart := 0
 	// A segment's text is given room up front for its range's lines, at
 	// the file's mean line length plus the numbering, or for what the
@@ -368,8 +387,8 @@ func (s *Server) readOne(ctx context.Context, sn *view, fr *fileRead, room int) 
 			} else {
 				// Room for the rest of the range at once, as far as the
 				// budget can reach, so the text is not copied as it grows.
-				text := make([]byte, 0, max(len(kept), min(textCap, 8*(room-used)+4096, maxSegmentCap)))
-				fr.segs = append(fr.segs, segment{start: batchStart, n: k, text: append(text, kept...), costs: slices.Clone(keptCosts)})
+				text := getSegText(max(len(kept), min(textCap, 8*(room-used)+4096, maxSegmentCap)))
+				fr.segs = append(fr.segs, segment{start: batchStart, n: k, text: append(text, kept...), costs: cloneCosts(keptCosts)})
 			}
 			used += n
 		}

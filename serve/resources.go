@@ -119,7 +119,7 @@ func instructionURI(p string) string {
 }
 
 func (s *Server) readRepoMapResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	ans, err := s.call(ctx, "mcp", "resource", []slog.Attr{slog.String("uri", req.Params.URI)}, func(ctx context.Context, sn *view) (answer, error) {
+	ans, err := s.call(ctx, "mcp", "resource", func() []slog.Attr { return []slog.Attr{slog.String("uri", req.Params.URI)} }, func(ctx context.Context, sn *view) (answer, error) {
 		return s.repoMap(ctx, sn)
 	})
 	if err != nil {
@@ -142,7 +142,7 @@ func (s *Server) readInstructionResource(ctx context.Context, req *mcp.ReadResou
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	ans, err := s.call(ctx, "mcp", "resource", []slog.Attr{slog.String("uri", uri)}, func(ctx context.Context, sn *view) (answer, error) {
+	ans, err := s.call(ctx, "mcp", "resource", func() []slog.Attr { return []slog.Attr{slog.String("uri", uri)} }, func(ctx context.Context, sn *view) (answer, error) {
 		return sn.instructionText(name)
 	})
 	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrRefused) {

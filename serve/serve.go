@@ -169,8 +169,9 @@ type answer struct {
 }
 
 // call runs one tool invocation: in-flight slot, timeout, a pinned snapshot,
-// and one access-log line. via names the transport for the log.
-func (s *Server) call(ctx context.Context, via, tool string, attrs []slog.Attr, fn func(context.Context, *view) (answer, error)) (answer, error) {
+// and one access-log line. via names the transport for the log; attrs (nil:
+// none) gives the call's own fields, asked only when the line is written.
+func (s *Server) call(ctx context.Context, via, tool string, attrs func() []slog.Attr, fn func(context.Context, *view) (answer, error)) (answer, error) {
 	start := time.Now()
 	select {
 	case s.inFlight <- struct{}{}:
@@ -190,20 +191,27 @@ func (s *Server) call(ctx context.Context, via, tool string, attrs []slog.Attr, 
 }
 
 // logCall writes the access-log line: what was asked and how it went, never
-// the content served.
-func (s *Server) logCall(ctx context.Context, via, tool string, attrs []slog.Attr, start time.Time, ans answer, err error) {
-	all := append([]slog.Attr{
+// the content served. With the line's level off (serve -q), nothing of it
+// is made.
+func (s *Server) logCall(ctx context.Context, via, tool string, attrs func() []slog.Attr, start time.Time, ans answer, err error) {
+	level := slog.LevelInfo
+	if err != nil && !isClientError(err) {
+		level = slog.LevelWarn
+	}
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
+	all := []slog.Attr{
 		slog.String("via", via),
 		slog.String("tool", tool),
 		slog.Duration("took", time.Since(start)),
 		slog.Int("bytes", len(ans.text)),
-	}, attrs...)
-	level := slog.LevelInfo
+	}
+	if attrs != nil {
+		all = append(all, attrs()...)
+	}
 	if err != nil {
 		all = append(all, slog.String("err", err.Error()))
-		if !isClientError(err) {
-			level = slog.LevelWarn
-		}
 	}
 	s.log.LogAttrs(ctx, level, "call", all...)
 }
