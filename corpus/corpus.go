@@ -22,6 +22,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/pipeline"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // Table formats, as --format takes them.
@@ -193,9 +194,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		g.Go(func() error {
 			e := opts.List[i]
-			rr := buildRepo(gctx, opts, e, perRun)
+			rr, m := buildRepo(gctx, opts, e, perRun)
 			if rr.Err == nil && digests != nil {
-				digests[slot], rr.Err = digestRepo(gctx, repoDir(opts.Dir, e.Name), e.Name, perRun)
+				digests[slot], rr.Err = digestRepo(gctx, repoDir(opts.Dir, e.Name), e.Name, perRun, m)
 			}
 			if ctx.Err() != nil {
 				return ctx.Err() // cancelled: not a failure of this repository
@@ -245,8 +246,9 @@ func budget(workers, repos int) (jobs, perRun int) {
 // repoDir is DIR/repos/NAME.
 func repoDir(dir, name string) string { return filepath.Join(dir, ReposDir, name) }
 
-// buildRepo runs one repository to its snapshot.
-func buildRepo(ctx context.Context, opts Options, e Entry, workers int) RepoResult {
+// buildRepo runs one repository to its snapshot, and returns the
+// files.json it published.
+func buildRepo(ctx context.Context, opts Options, e Entry, workers int) (RepoResult, *snapshot.Manifest) {
 	ro := opts.Run
 	ro.Root = e.Path
 	ro.OutDir = repoDir(opts.Dir, e.Name)
@@ -258,9 +260,9 @@ func buildRepo(ctx context.Context, opts Options, e Entry, workers int) RepoResu
 	ro.MemoryLimit, ro.GCPercent = 0, 0
 	res, err := pipeline.Run(ctx, ro)
 	if err != nil {
-		return RepoResult{Name: e.Name, Err: err}
+		return RepoResult{Name: e.Name, Err: err}, nil
 	}
-	return RepoResult{Name: e.Name, Findings: res.Findings}
+	return RepoResult{Name: e.Name, Findings: res.Findings}, res.Manifest
 }
 
 // repoProgress hands one run's per-file progress to the corpus's

@@ -4,11 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/hex"
-	"fmt"
-	"io"
-	"os"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/zeebo/blake3"
@@ -46,15 +42,25 @@ const hashPrefix = "blake3:"
 // every staged text, each checked against its files.json hash and
 // sketched, workers at a time. A text that does not match says the
 // snapshot changed since it was published, and fails the repository.
-func digestRepo(ctx context.Context, dir, name string, workers int) (*repoRows, error) {
+// published, when not nil, is the files.json the caller has just
+// published there (a whole run's pipeline.Run hands it back), read again
+// only by a shard's merge: it is the same model, and the table does not
+// need its hash.
+func digestRepo(ctx context.Context, dir, name string, workers int, published *snapshot.Manifest) (*repoRows, error) {
 	snap, err := snapshot.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	m, data, err := snap.Manifest()
-	if err != nil {
-		return nil, err
+	m := published
+	rr := &repoRows{name: name}
+	if m == nil {
+		var data []byte
+		if m, data, err = snap.Manifest(); err != nil {
+			return nil, err
+		}
+		sum := blake3.Sum256(data)
+		rr.filesJSON = hashPrefix + hex.EncodeToString(sum[:])
 	}
 	tree, err := snap.Tree()
 	if err != nil {
@@ -68,12 +74,13 @@ func digestRepo(ctx context.Context, dir, name string, workers int) (*repoRows, 
 		}
 	}
 	slices.SortFunc(staged, func(a, b *snapshot.Entry) int { return cmp.Compare(a.Path, b.Path) })
-	sum := blake3.Sum256(data)
-	rr := &repoRows{name: name, filesJSON: hashPrefix + hex.EncodeToString(sum[:]), rows: make([]rowMeta, len(staged))}
+	rr.rows = make([]rowMeta, len(staged))
 	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
 	for range max(1, min(workers, len(staged))) {
 		g.Go(func() error {
+			tx := newTexts(tree)
+			defer tx.close()
 			var buf []byte // one per worker: a large file's buffer is not cleared anew for each
 			for {
 				k := int(next.Add(1) - 1)
@@ -81,7 +88,7 @@ func digestRepo(ctx context.Context, dir, name string, workers int) (*repoRows, 
 					return gctx.Err()
 				}
 				e := staged[k]
-				text, sum, err := readText(tree, e, buf)
+				text, sum, err := tx.readEntry(e, buf)
 				if err != nil {
 					return err
 				}
@@ -98,39 +105,8 @@ func digestRepo(ctx context.Context, dir, name string, workers int) (*repoRows, 
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	rr.license = detectLicense(tree, staged)
+	tx := newTexts(tree)
+	defer tx.close()
+	rr.license = detectLicense(tx, staged)
 	return rr, nil
-}
-
-// readText reads e's staged text through tree (snapshot.OpenStaged: no
-// link leads out, nothing planted is followed) and checks it against e's
-// hash. It reads at most the size the file had when opened, and one byte
-// more to see it grow, into buf when it is large enough.
-func readText(tree *os.Root, e *snapshot.Entry, buf []byte) (text []byte, sum [32]byte, err error) {
-	f, fi, err := snapshot.OpenStaged(tree, e.Path)
-	if err != nil {
-		return nil, sum, fmt.Errorf("%s/%s: %w", snapshot.TreeDir, e.Path, err)
-	}
-	defer f.Close()
-	if int64(cap(buf)) > fi.Size() {
-		text = buf[: 0 : fi.Size()+1]
-	} else {
-		text = make([]byte, 0, fi.Size()+1)
-	}
-	for {
-		n, err := f.Read(text[len(text):cap(text)])
-		text = text[:len(text)+n]
-		if err == io.EOF || len(text) == cap(text) {
-			break
-		}
-		if err != nil {
-			return nil, sum, err
-		}
-	}
-	want, ok := strings.CutPrefix(e.Hash, hashPrefix)
-	sum = blake3.Sum256(text)
-	if !ok || int64(len(text)) != fi.Size() || hex.EncodeToString(sum[:]) != want {
-		return nil, sum, fmt.Errorf("%s/%s does not match %s (changed since it was published; see repoprep verify)", snapshot.TreeDir, e.Path, snapshot.FilesJSON)
-	}
-	return text, sum, nil
 }

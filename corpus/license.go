@@ -1,7 +1,6 @@
 package corpus
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -42,7 +41,7 @@ func isLicenseName(p string) bool {
 }
 
 // detectLicense reads the licence files among staged (in path order).
-func detectLicense(tree *os.Root, staged []*snapshot.Entry) *string {
+func detectLicense(tx *texts, staged []*snapshot.Entry) *string {
 	ids := map[string]bool{}
 	read := 0
 	for _, e := range staged {
@@ -50,7 +49,7 @@ func detectLicense(tree *os.Root, staged []*snapshot.Entry) *string {
 			continue
 		}
 		read++
-		text, _, err := readText(tree, e, nil)
+		text, _, err := tx.readEntry(e, nil)
 		if err != nil || len(text) > maxLicenseBytes {
 			continue
 		}

@@ -168,7 +168,7 @@ func Merge(ctx context.Context, opts MergeOptions) (*Manifest, error) {
 			continue
 		}
 		g.Go(func() error {
-			rr, err := digestRepo(gctx, repoDir(opts.Dir, st.Name), st.Name, perRepo)
+			rr, err := digestRepo(gctx, repoDir(opts.Dir, st.Name), st.Name, perRepo, nil)
 			if err == nil && rr.filesJSON != st.FilesJSON {
 				err = fmt.Errorf("%s/%s was published again after its shard ran; rerun the shard", ReposDir, st.Name)
 			}

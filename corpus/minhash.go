@@ -62,9 +62,11 @@ func mix64(z uint64) uint64 {
 
 // sketch is text's signature, or nil when it has fewer than minShingles
 // shingles. Tokens are maximal runs of letters, digits and '_'; the cost
-// is one pass over text and permutations multiplies per shingle.
+// is one pass over text and permutations multiplies per shingle, which
+// is most of it: the shingles are taken a batch at a time (lowerBatch),
+// so each permutation's constants and minimum are loaded once a batch.
 func sketch(text []byte) *signature {
-	var sig signature
+	sig := new(signature)
 	for i := range sig {
 		sig[i] = ^uint32(0)
 	}
@@ -73,7 +75,8 @@ func sketch(text []byte) *signature {
 	// shingle met again (code repeats itself) cannot lower any minimum,
 	// so its permutations are skipped. The signature is the same.
 	var seen [seenSlots]uint64
-	tokens, shingles := 0, 0
+	var batch [batchShingles]uint64 // shingles taken, not yet in sig
+	tokens, shingles, batched := 0, 0, 0
 	const (
 		fnvOffset = 14695981039346656037
 		fnvPrime  = 1099511628211
@@ -98,21 +101,26 @@ func sketch(text []byte) *signature {
 			return
 		}
 		*slot = x
-		for i := range sig {
-			sig[i] = min(sig[i], uint32((perm[i][0]*x+perm[i][1])>>32))
+		batch[batched] = x
+		if batched++; batched == batchShingles {
+			lowerBatch(sig, &batch)
+			batched = 0
 		}
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
-		word, size := false, 1
 		if c < utf8.RuneSelf {
-			word = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
-		} else {
-			var r rune
-			r, size = utf8.DecodeRune(text[i:])
-			word = unicode.IsLetter(r) || unicode.IsDigit(r)
+			i++
+			if wordByte[c] {
+				h = (h ^ uint64(c)) * fnvPrime
+				inToken = true
+			} else if inToken {
+				end()
+			}
+			continue
 		}
-		if word {
+		r, size := utf8.DecodeRune(text[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			for _, b := range text[i : i+size] {
 				h = (h ^ uint64(b)) * fnvPrime
 			}
@@ -128,7 +136,37 @@ func sketch(text []byte) *signature {
 	if shingles < minShingles {
 		return nil
 	}
-	return &sig
+	for _, x := range batch[:batched] {
+		for i := range sig {
+			sig[i] = min(sig[i], uint32((perm[i][0]*x+perm[i][1])>>32))
+		}
+	}
+	return sig
+}
+
+// wordByte says which ASCII bytes are part of a token.
+var wordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+	}
+	return t
+}()
+
+// batchShingles is how many shingles lowerBatch takes at once.
+const batchShingles = 8
+
+// lowerBatch lowers each permutation's minimum in sig to the least of
+// xs's hashes under it. Eight independent multiplies a permutation keep
+// the multiplier busy where one a shingle waited on the load and store of
+// sig's value; the order shingles are taken in cannot change a minimum.
+func lowerBatch(sig *signature, xs *[batchShingles]uint64) {
+	x0, x1, x2, x3, x4, x5, x6, x7 := xs[0], xs[1], xs[2], xs[3], xs[4], xs[5], xs[6], xs[7]
+	for i := range sig {
+		a, b := perm[i][0], perm[i][1]
+		m := min(uint32((a*x0+b)>>32), uint32((a*x1+b)>>32), uint32((a*x2+b)>>32), uint32((a*x3+b)>>32))
+		n := min(uint32((a*x4+b)>>32), uint32((a*x5+b)>>32), uint32((a*x6+b)>>32), uint32((a*x7+b)>>32))
+		sig[i] = min(sig[i], m, n)
+	}
 }
 
 // seenSlots is the size of sketch's table of shingles already taken: 8

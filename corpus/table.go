@@ -140,42 +140,31 @@ func writeTable(ctx context.Context, in tableInput) (*Manifest, error) {
 	return m, nil
 }
 
-// writeRepo writes one repository's rows.
+// writeRepo writes one repository's rows. Each text is read again, into
+// the writer's arena (no copy of it is made for the row), and must be the
+// one the digest read: files.json is not read again, since a copy that
+// changed in between fails its hash either way.
 func writeRepo(ctx context.Context, tw *tableWriter, dir string, rr *repoRows, mk marks, sum *RepoSummary) error {
 	snap, err := snapshot.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
-	m, _, err := snap.Manifest()
-	if err != nil {
-		return err
-	}
-	byPath := make(map[string]*snapshot.Entry, len(m.Files))
-	for i := range m.Files {
-		byPath[m.Files[i].Path] = &m.Files[i]
-	}
 	tree, err := snap.Tree()
 	if err != nil {
 		return err
 	}
 	defer tree.Close()
-	var buf []byte
+	tx := newTexts(tree)
+	defer tx.close()
 	for k := range rr.rows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		meta := &rr.rows[k]
-		e, ok := byPath[meta.path]
-		if !ok || !e.Staged {
-			return fmt.Errorf("%s no longer stages %s: republished while the table was written", snapshot.FilesJSON, meta.path)
-		}
-		text, hash, err := readText(tree, e, buf)
+		text, hash, err := tx.read(meta.path, tw.space(meta.bytes))
 		if err != nil {
 			return err
-		}
-		if cap(text) > cap(buf) {
-			buf = text
 		}
 		if hash != meta.hash {
 			return fmt.Errorf("%s/%s changed while the table was written", snapshot.TreeDir, meta.path)
@@ -183,7 +172,7 @@ func writeRepo(ctx context.Context, tw *tableWriter, dir string, rr *repoRows, m
 		row := Row{
 			Repo: rr.name, Path: meta.path, Language: meta.language, Category: meta.category, Test: meta.test,
 			Encoding: meta.encoding, Bytes: meta.bytes, Tokens: meta.tokens, Hash: hex.EncodeToString(hash[:]),
-			Content: string(text), DuplicateOf: mk.dup[k], NearDuplicateOf: mk.near[k], License: rr.license,
+			Content: tw.content(text), DuplicateOf: mk.dup[k], NearDuplicateOf: mk.near[k], License: rr.license,
 		}
 		if err := tw.write(&row); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -24,6 +25,10 @@ var (
 	rowGroupRows  = 10_000
 	rowGroupBytes = int64(32 << 20)
 	partBytes     = int64(512 << 20)
+	// arenaBytes is the room for one row group's texts: rowGroupBytes,
+	// and the largest text that closes a group beside it (2 MiB by
+	// default, --max-text-bytes; a larger one is copied).
+	arenaBytes = rowGroupBytes + 4<<20
 )
 
 // tableWriter writes rows into part files in a directory, one format.
@@ -43,6 +48,42 @@ type tableWriter struct {
 	bytes     int64 // of content in the open part
 	group     []Row // the open row group, written whole (see flushGroup)
 	groupSize int64
+	// arena holds the open row group's texts, which its rows' Content
+	// point into (content): the library copies each value as the group
+	// is written, so the arena is reused for the next group, not
+	// allocated (and, on a fresh page, faulted in) again text by text.
+	// JSON Lines encodes each row as it comes and reuses it at once.
+	arena []byte
+}
+
+// space is room for a text of size bytes (and the byte more a read
+// takes to see it grow) at the end of the arena, or nil to make the
+// reader allocate when the arena cannot take it. The arena starts small
+// and doubles up to arenaBytes; one it outgrew stays alive only as long
+// as the open group's rows point into it.
+func (t *tableWriter) space(size int64) []byte {
+	if t.format == FormatJSONL {
+		t.arena = t.arena[:0]
+	}
+	need := size + 1
+	if int64(cap(t.arena)-len(t.arena)) < need {
+		if need > arenaBytes || cap(t.arena) == int(arenaBytes) {
+			return nil
+		}
+		t.arena = make([]byte, 0, min(arenaBytes, max(need, 2*int64(cap(t.arena)), 64<<10)))
+	}
+	return t.arena[len(t.arena):len(t.arena)]
+}
+
+// content is text as a row's Content. A text read into space's room is
+// taken into the arena without a copy; any other is copied.
+func (t *tableWriter) content(text []byte) string {
+	end := len(t.arena)
+	if len(text) == 0 || cap(t.arena) == end || &text[0] != &t.arena[:end+1][end] {
+		return string(text)
+	}
+	t.arena = t.arena[:end+len(text)]
+	return unsafe.String(&text[0], len(text))
 }
 
 func newTableWriter(dir, format, version string) *tableWriter {
@@ -98,7 +139,7 @@ func (t *tableWriter) flushGroup() error {
 		return err
 	}
 	clear(t.group) // the texts are the library's now; drop ours
-	t.group, t.groupSize = t.group[:0], 0
+	t.group, t.groupSize, t.arena = t.group[:0], 0, t.arena[:0]
 	return t.pq.Flush()
 }
 
