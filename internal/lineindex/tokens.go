@@ -167,6 +167,30 @@ func (lc *LineCounter) end() {
 	lc.length, lc.started = 0, false
 }
 
+// CountText takes a whole text at once, as Write would, and returns its
+// o200k count (tokens.Count): the text's count and its lines' share the
+// tokenizer's work (tokens.CountLines). lc must be fresh (Reset, or the
+// zero value); otherwise, or for a text that is not valid UTF-8, the two
+// are counted apart, with the same results.
+func (lc *LineCounter) CountText(text []byte) int {
+	if lc.size == 0 && !lc.started {
+		if whole, ok := tokens.CountLines(text, MaxCountedLineBytes, lc.addLine); ok {
+			lc.size = int64(len(text))
+			return whole
+		}
+	}
+	lc.Write(text)
+	return tokens.CountBytes(text)
+}
+
+// addLine records a line CountLines counted: count is -1 for a line
+// over MaxCountedLineBytes.
+func (lc *LineCounter) addLine(length, count int) {
+	lc.data = binary.AppendUvarint(lc.data, uint64(length))
+	lc.data = binary.AppendUvarint(lc.data, uint64(count+1))
+	lc.lines++
+}
+
 // Finish closes a last line without '\n' (read_file shows it with one)
 // and returns the data, the line count and the size of the text.
 func (lc *LineCounter) Finish() (data []byte, lines, size int64) {
