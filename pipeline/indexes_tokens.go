@@ -29,9 +29,16 @@ var counters = sync.Pool{New: func() any { return new(lineindex.LineCounter) }}
 // copyBufs are the read buffers the counting workers stream files through.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// countingFile, when set, hears of each staged text writeLineTokens
-// counts (from several goroutines): tests tell counted from carried.
-var countingFile func(path string)
+// countingFile, when set, hears of each staged text whose line tokens
+// this run counted, in the per-file loop or from its staged copy (from
+// several goroutines): tests tell counted from carried. countingCopy
+// hears of those counted from their staged copies only.
+var countingFile, countingCopy func(path string)
+
+// noSpill, when set, has Run leave every text's line tokens to be
+// counted from its staged copy, as before the loop made them: tests
+// compare the two.
+var noSpill bool
 
 // counted is one file's token index data, once counted: a slot of the
 // window, used by one file after another.
@@ -39,19 +46,41 @@ type counted struct {
 	data        []byte
 	lines, size int64
 	done        chan struct{} // one value each time the fields are set
+	buf         []byte        // what data is read or copied into, kept for the slot's next file
+}
+
+// maxSlotBufferBytes is the largest buffer a window slot keeps for its
+// next file (a Go file's data is a few hundred bytes): a larger file's
+// data is let go once written, so the window holds at most this per slot.
+const maxSlotBufferBytes = 64 << 10
+
+// lineTokensKey is the context key of the loop's spilled line-token data
+// (stages.LineTokens), which Run hands writeLineTokens through the index
+// stage (withLineTokens).
+type lineTokensKey struct{}
+
+// withLineTokens gives writeLineTokens, called under ctx, the line-token
+// data the per-file loop spilled.
+func withLineTokens(ctx context.Context, lt *stages.LineTokens) context.Context {
+	return context.WithValue(ctx, lineTokensKey{}, lt)
 }
 
 // writeLineTokens writes linetokens.index: every staged text's line
 // lengths and token counts (lineindex.LineCounter), in path order, bound
 // to the staged paths and hashes by their digest, so read_file applies
-// its budget by lookup. staged is sorted by path. Files are counted from
-// their staged copies by at most workers goroutines, and written in order
-// as they are done, the counting at most a window of files ahead. A
-// refresh takes the counts of the texts it did not change from the
-// previous index, when the refresh state vouches for it
-// (refresh.Prior.TokenCounts); prev is nil otherwise.
+// its budget by lookup. staged is sorted by path. A text the per-file
+// loop counted (the line-token data it spilled, stages.LineTokens, which
+// ctx carries: withLineTokens) is copied from the spill when its staged
+// copy is still the text counted; a refresh takes the counts of the texts
+// it did not change from the previous index, when the refresh state
+// vouches for it (refresh.Prior.TokenCounts; prev is nil otherwise). The
+// others (a document's text, a redacted copy, a text the refresh
+// re-read, every text when ctx carries no spill) are counted from their
+// staged copies by at most workers goroutines. Files are written in
+// order as they are done, the counting at most a window of files ahead.
 func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int, prev *refresh.Prior) error {
 	workers = max(workers, 1)
+	spill, _ := ctx.Value(lineTokensKey{}).(*stages.LineTokens)
 	treeDir := out.Path(snapshot.TreeDir)
 	d := trigram.NewDigest()
 	for _, rec := range staged {
@@ -83,10 +112,25 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 			case <-fctx.Done():
 				return fg.Wait()
 			}
+			r := &results[i%len(results)]
+			sum, _ := snapshot.DecodeHash(rec.Hash) // decoded above without error
+			data, ok, err := spill.Read(rec, sum, &r.buf)
+			if err != nil {
+				fg.Wait()
+				return fmt.Errorf("token index %s: %w", rec.Path, err)
+			}
+			if ok {
+				// Counted by the loop from the text staged as it is now.
+				if countingFile != nil {
+					countingFile(rec.Path)
+				}
+				r.data, r.lines, r.size = data, int64(rec.Lines), rec.OutSize
+				r.done <- struct{}{}
+				continue
+			}
 			if data, ok := known.Counts(rec); ok {
 				// The bytes the state's MAC vouches for, of this hash, size
 				// and line count: what counting the unchanged text gives.
-				r := &results[i%len(results)]
 				r.data, r.lines, r.size = data, int64(rec.Lines), rec.OutSize
 				r.done <- struct{}{}
 				continue
@@ -95,6 +139,9 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 				if countingFile != nil {
 					countingFile(rec.Path)
 				}
+				if countingCopy != nil {
+					countingCopy(rec.Path)
+				}
 				lc := counters.Get().(*lineindex.LineCounter)
 				defer counters.Put(lc)
 				lc.Reset()
@@ -102,8 +149,8 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 					return fmt.Errorf("token index %s: %w", rec.Path, err)
 				}
 				data, lines, size := lc.Finish()
-				r := &results[i%len(results)]
-				r.data, r.lines, r.size = append([]byte(nil), data...), lines, size
+				r.buf = append(r.buf[:0], data...)
+				r.data, r.lines, r.size = r.buf, lines, size
 				r.done <- struct{}{}
 				return nil
 			})
@@ -125,6 +172,9 @@ func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stage
 					return err
 				}
 				r.data = nil
+				if cap(r.buf) > maxSlotBufferBytes {
+					r.buf = nil
+				}
 				<-window
 			}
 			return tw.Close()

@@ -243,6 +243,18 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		defer debug.SetMemoryLimit(prev)
 	}
 
+	// The loop makes each text's line-token data where it counts the
+	// text, and spills it in OUT's staging directory for the index stage
+	// (stages.LineTokens), removed before publication.
+	var lineTokens *stages.LineTokens
+	if !noSpill {
+		if lineTokens, err = stages.NewLineTokens(r.out.Dir(), len(recs)); err != nil {
+			return nil, err
+		}
+		defer lineTokens.Close()
+		env.LineTokens = lineTokens
+	}
+
 	decided := make([]bool, len(recs)) // by the scan alone: symlinks, ignored, unsafe names...
 	for i, rec := range recs {
 		decided[i] = rec.Kind != stages.KindFile || rec.Category != "" || rec.Err != ""
@@ -297,7 +309,10 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.out, tree, recs, r.opts.Workers, r.prior); err != nil {
+	if err := writeIndexes(withLineTokens(ctx, lineTokens), r.out, tree, recs, r.opts.Workers, r.prior); err != nil {
+		return nil, err
+	}
+	if err := lineTokens.Close(); err != nil {
 		return nil, err
 	}
 	t(recs)

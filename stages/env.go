@@ -61,6 +61,12 @@ type Env struct {
 	// waiting for the tables if need be.
 	TokensReady func() bool
 	later       laterQueue
+
+	// LineTokens, when set, has the loop make each staged text's
+	// line-token data (lineindex.LineCounter) where it counts the text's
+	// tokens, and spill it there for linetokens.index (linetokens.go).
+	// Nil: the index is made from the staged copies after the loop.
+	LineTokens *LineTokens
 }
 
 // warn adds a warning for the run. Safe for concurrent use.

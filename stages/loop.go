@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/textenc"
 )
 
@@ -29,6 +30,11 @@ type Worker struct {
 	src  bytes.Reader
 	norm textenc.Normalizer
 	bw   *bufio.Writer // for texts streamed to the tree
+
+	// lines counts the line tokens of linesOf's text (Env.LineTokens),
+	// which Process spills once the text is hashed.
+	lines   lineindex.LineCounter
+	linesOf *Record
 }
 
 // WorkerSet hands out a fixed number of Workers to a pool's goroutines.
@@ -85,6 +91,7 @@ func (c *Clock) Spent(i int) time.Duration { return time.Duration(c.spent[i].Loa
 // run must stop.
 func (e *Env) Process(ctx context.Context, rec *Record, w *Worker, clock *Clock) error {
 	defer rec.done() // the loop's state goes with the file (run last: after unload)
+	w.linesOf = nil
 	t := time.Now()
 	lap := func(step int) {
 		now := time.Now()
@@ -109,6 +116,9 @@ func (e *Env) Process(ctx context.Context, rec *Record, w *Worker, clock *Clock)
 	}
 	if rec.tokensLater {
 		e.keepForCount(rec)
+	}
+	if err := e.spillLines(rec, w); err != nil {
+		return err
 	}
 	if e.TokensReady != nil && e.later.pending() && e.TokensReady() {
 		if err := e.countLater(ctx); err != nil {

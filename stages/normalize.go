@@ -10,7 +10,6 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/internal/textenc"
-	"github.com/repoprep/repoprep/internal/tokens"
 )
 
 // Normalize decodes a source or text file to clean UTF-8 with LF endings and
@@ -57,6 +56,12 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	// (tokens_later.go).
 	streamLater := !in.c.all && rec.Memo.Expect == nil && e.TokensReady != nil && !e.TokensReady()
 	count := rec.Memo.Expect == nil && !streamLater
+	if count && out.mem == nil && e.LineTokens != nil {
+		// A streamed text's lines are counted as it is written, beside
+		// its batches.
+		e.countLines(rec, in.c.w)
+		out.w = lineWriter{w: out.w, lc: &in.c.w.lines}
+	}
 	res, decErr := in.normalize(out.w, count)
 	rec.Memo.Enc = encodingMemo(res, decErr, in.prior, rec.Memo.Enc)
 	writeErr := out.finish(decErr)
@@ -102,7 +107,7 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 		case e.TokensReady != nil && !e.TokensReady():
 			rec.tokensLater = true // Process counts it once the tables are built
 		default:
-			res.Tokens = tokens.CountBytes(c.held)
+			res.Tokens = e.countText(rec, c.w, c.held)
 		}
 	} else if streamLater {
 		rec.tokensLater = true

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/textenc"
 	"github.com/repoprep/repoprep/internal/tokens"
 )
@@ -47,7 +49,7 @@ type laterRec struct {
 // leaves it to be counted from its staged copy.
 func (e *Env) keepForCount(rec *Record) {
 	if c := rec.loaded(); c.inMemory && e.TokensReady() {
-		setTokens(rec, tokens.CountBytes(c.held))
+		setTokens(rec, e.countText(rec, c.w, c.held))
 		return
 	}
 	q := &e.later
@@ -83,32 +85,51 @@ func (q *laterQueue) take() (laterRec, bool) {
 
 // countLater counts the records waiting until none is left; it stops at
 // the first error (a staged copy that cannot be read) or when ctx is done.
-// One buffer serves every copy it reads.
+// One buffer serves every copy it reads, and one LineCounter every
+// text's line tokens (Env.LineTokens), made from the same read.
 func (e *Env) countLater(ctx context.Context) error {
 	var buf []byte
+	var lc *lineindex.LineCounter
+	if e.LineTokens != nil {
+		lc = new(lineindex.LineCounter)
+	}
 	for ctx.Err() == nil {
 		r, ok := e.later.take()
 		if !ok {
 			return nil
 		}
-		n, err := e.countStaged(ctx, r, &buf)
+		n, err := e.countStaged(ctx, r, &buf, lc)
 		if err != nil {
 			return fmt.Errorf("normalize %s: %w", r.rec.Path, err)
 		}
 		setTokens(r.rec, n)
+		if lc != nil {
+			// Staged and hashed: the loop queued it after its last step.
+			data, lines, size := lc.Finish()
+			if err := e.LineTokens.add(r.rec, r.rec.sum, data, lines, size); err != nil {
+				return fmt.Errorf("normalize %s: line tokens: %w", r.rec.Path, err)
+			}
+		}
 	}
 	return ctx.Err()
 }
 
-// countStaged counts r's staged copy, read into *buf.
-func (e *Env) countStaged(ctx context.Context, r laterRec, buf *[]byte) (int, error) {
+// countStaged counts r's staged copy, read into *buf, and its lines into
+// lc unless lc is nil.
+func (e *Env) countStaged(ctx context.Context, r laterRec, buf *[]byte, lc *lineindex.LineCounter) (int, error) {
 	f, err := e.openStaged(r.rec.Path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	src := &sourceReader{ctx: ctx, r: f}
+	var src io.Reader = &sourceReader{ctx: ctx, r: f}
+	if lc != nil {
+		lc.Reset()
+	}
 	if !r.whole {
+		if lc != nil {
+			src = io.TeeReader(src, lc)
+		}
 		return textenc.StreamTokens(src) // in the decoder's own batches
 	}
 	text := bytes.NewBuffer((*buf)[:0])
@@ -116,6 +137,9 @@ func (e *Env) countStaged(ctx context.Context, r laterRec, buf *[]byte) (int, er
 		return 0, err
 	}
 	*buf = text.Bytes()
+	if lc != nil {
+		return lc.CountText(*buf), nil // the text's count and its lines' in one scan
+	}
 	return tokens.CountBytes(*buf), nil
 }
 
