@@ -10,7 +10,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -76,22 +75,22 @@ type compiled struct {
 type rule struct {
 	id, desc       string
 	kind, severity string
-	re             *regexp.Regexp
+	re             *lazyRegexp
 	gate           gate // skips the windows in which re cannot match
 	group          int
 	entropy        float64
 	multiline      bool
-	end            *regexp.Regexp // closing marker of a block rule; nil otherwise
-	decode         string         // "base64" or ""
-	decoded        *regexp.Regexp
+	end            *lazyRegexp // closing marker of a block rule; nil otherwise
+	decode         string      // "base64" or ""
+	decoded        *lazyRegexp
 	assignment     bool
-	key            *regexp.Regexp // the assigned key must match; nil for any
-	maxLen         int            // most bytes the regex can match; -1 when unbounded
-	stopWords      [][]byte       // lower-case
-	allowRes       []*regexp.Regexp
-	allowPaths     []*regexp.Regexp
+	key            *lazyRegexp // the assigned key must match; nil for any
+	maxLen         int         // most bytes the regex can match; -1 when unbounded
+	stopWords      [][]byte    // lower-case
+	allowRes       []*lazyRegexp
+	allowPaths     []*lazyRegexp
 	allowPathGates []gate // allowPaths' gates: every path is tested, few are allowed
-	allowKeys      []*regexp.Regexp
+	allowKeys      []*lazyRegexp
 	placeholders   bool
 	guessable      bool // a credential rule that placeholders apply to: commonValue drops defaults
 }
@@ -142,8 +141,9 @@ func (c *Rules) Scanner(opts ...Option) (*Scanner, error) {
 	return s, nil
 }
 
-// Compile validates rs (with package rules' messages) and compiles each of their
-// regular expressions once. The regex's parse from validation serves its analysis.
+// Compile validates rs (with package rules' messages) and prepares each of their
+// regular expressions, to be compiled once, when first used (lazyRegexp). The regex's
+// parse from validation serves its analysis.
 func Compile(rs []rules.SecretRule) (*Rules, error) {
 	s := &compiled{}
 	kwIndex := map[string]int{}
@@ -155,7 +155,7 @@ func Compile(rs []rules.SecretRule) (*Rules, error) {
 		}
 		cr := rule{
 			id: r.ID, desc: r.Description, kind: r.Kind, severity: r.Severity,
-			re:           regexp.MustCompile(r.Regex), // Check parsed it
+			re:           newLazyRegexp(r.Regex), // Check parsed it
 			gate:         newGate(r.Regex),
 			group:        r.SecretGroup,
 			entropy:      r.Entropy,
@@ -175,16 +175,16 @@ func Compile(rs []rules.SecretRule) (*Rules, error) {
 			}
 		}
 		if r.End != "" {
-			cr.end = regexp.MustCompile(r.End)
+			cr.end = newLazyRegexp(r.End)
 		}
 		if r.Decoded != "" {
-			cr.decoded = regexp.MustCompile(r.Decoded)
+			cr.decoded = newLazyRegexp(r.Decoded)
 		}
 		if r.Key != "" {
-			cr.key = regexp.MustCompile(r.Key)
+			cr.key = newLazyRegexp(r.Key)
 		}
 		for _, p := range r.Allow.Keys {
-			cr.allowKeys = append(cr.allowKeys, regexp.MustCompile(p))
+			cr.allowKeys = append(cr.allowKeys, newLazyRegexp(p))
 		}
 		cr.maxLen = maxMatchBytes(parsed)
 		if cr.desc == "" {
@@ -194,10 +194,10 @@ func Compile(rs []rules.SecretRule) (*Rules, error) {
 			cr.stopWords = append(cr.stopWords, bytes.ToLower([]byte(w)))
 		}
 		for _, p := range r.Allow.Regexes {
-			cr.allowRes = append(cr.allowRes, regexp.MustCompile(p))
+			cr.allowRes = append(cr.allowRes, newLazyRegexp(p))
 		}
 		for _, p := range r.Allow.Paths {
-			cr.allowPaths = append(cr.allowPaths, regexp.MustCompile(p))
+			cr.allowPaths = append(cr.allowPaths, newLazyRegexp(p))
 			cr.allowPathGates = append(cr.allowPathGates, newGate(p))
 		}
 		if kws := lowerAll(r.Keywords); ledByKeywords(r.Regex, kws) {
