@@ -93,7 +93,9 @@ func (p *Prior) unchanged(rec *stages.Record) bool {
 // result is the index a build writes.
 func (p *Prior) UpdateIndex(ctx context.Context, staged []*stages.Record, files []trigram.File, dst string) (ok bool, err error) {
 	defer refuseFault(&ok, &err, dst)()
-	ix, data, release, err := p.snap.SearchIndexMapped(p.manifest)
+	// Its table is not decoded first (trigram.ParseFiles): UpdateWith
+	// checks each entry as it merges, and copies nearly all of them.
+	ix, data, release, err := p.snap.SearchIndexFilesMapped(p.manifest)
 	if err != nil {
 		return false, nil
 	}

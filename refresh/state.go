@@ -207,7 +207,10 @@ func (st *State) Write(out *snapshot.Pending, filesSum, repoMapSum string, m *sn
 	if st.Published, st.Dirs, err = recordPublished(out.Dir(), m, known); err != nil {
 		return err
 	}
+	// Grown once, to about what a state holds per file (Go's src/: 3.2 MB
+	// for 11,478 files): doubling from empty cost a fifth of Write.
 	var b bytes.Buffer
+	b.Grow(stateBytesPerFile*len(m.Files) + 64<<10)
 	if err := gob.NewEncoder(&b).Encode(st); err != nil {
 		return err
 	}
@@ -283,6 +286,10 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 	}
 	return st, nil
 }
+
+// stateBytesPerFile is about what the state's gob takes per manifest
+// entry, with its stateEntry (Write sizes its buffer by it).
+const stateBytesPerFile = 288
 
 // fileSum is the BLAKE3 (hex) of the file name, read as a stream.
 func fileSum(name string) (string, error) {

@@ -24,6 +24,12 @@ type Index struct {
 	table     []entry // ascending by trigram
 	post      []byte
 	filesOnly bool // ParseFiles: no table, every query answers "every file"
+	// The table and postings sections as the file holds them, checked by
+	// the checksum only (ParseFiles) or entry by entry too (Parse): an
+	// update walks them as it merges (tableCursor), without the table.
+	rawTable, rawPost []byte
+	ntri              uint64 // the footer's trigram count
+	nfiles            uint64
 }
 
 type entry struct {
@@ -41,8 +47,10 @@ func Parse(data []byte) (ix *Index, err error) {
 
 // ParseFiles is Parse without the trigram table: the checksum, the section
 // offsets and the file list are checked, and the Index it returns answers
-// Paths and Size only. A refresh that copies the previous index whole
-// needs no more (the checksum covers the rest).
+// Paths and Size only, and serves as UpdateWith's previous index (which
+// checks each table entry as it reads it). A refresh that copies the
+// previous index whole needs no more (the checksum covers the rest), and
+// one that updates it need not decode a table it mostly copies.
 func ParseFiles(data []byte) (*Index, error) {
 	return parse(data, false)
 }
@@ -64,7 +72,7 @@ func parse(data []byte, table bool) (ix *Index, err error) {
 	if !(uint64(headerSize) == filesOff && filesOff <= postOff && postOff <= tableOff && tableOff <= end) || end >= 1<<32 {
 		return nil, damaged("bad section offsets")
 	}
-	ix = &Index{post: data[postOff:tableOff]}
+	ix = &Index{post: data[postOff:tableOff], rawPost: data[postOff:tableOff], rawTable: data[tableOff:end], ntri: ntri}
 	copy(ix.contents[:], data[len(magic):headerSize])
 
 	r := reader{b: data[filesOff:postOff]}
@@ -85,6 +93,7 @@ func parse(data []byte, table bool) (ix *Index, err error) {
 	if r.bad || len(r.b) != 0 {
 		return nil, damaged("file list")
 	}
+	ix.nfiles = nfiles
 	if !table {
 		ix.post, ix.filesOnly = nil, true
 		return ix, nil

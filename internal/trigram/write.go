@@ -147,7 +147,7 @@ func BuildOpen(ctx context.Context, files []File, open Opener, dst, tmpDir strin
 	if err != nil {
 		return err
 	}
-	return w.finish(table, filesOff, postingsOff, trigrams)
+	return w.finish(filesOff, postingsOff, trigrams, table)
 }
 
 // sampleFiles is how many files, spread evenly over the list, decide where
@@ -209,9 +209,11 @@ func splitPoints(hist *[256]int, parts int) []uint32 {
 // finish writes the trigram table, the footer (the three section
 // offsets, the trigram count, the checksum of everything before it) and
 // the end magic, and flushes.
-func (w *countingWriter) finish(table []byte, filesOff, postingsOff int64, trigrams int) error {
+func (w *countingWriter) finish(filesOff, postingsOff int64, trigrams int, table ...[]byte) error {
 	tableOff := w.n
-	w.write(table)
+	for _, piece := range table {
+		w.write(piece)
+	}
 	var foot [5 * 8]byte
 	binary.BigEndian.PutUint64(foot[0:], uint64(filesOff))
 	binary.BigEndian.PutUint64(foot[8:], uint64(postingsOff))
