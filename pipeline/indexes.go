@@ -22,8 +22,8 @@ import (
 // trigram index that lets search open only the files that can match, the
 // line marks that let a ranged read of an oversize file seek, and the line
 // token counts that let read_file apply its budget without counting
-// (writeLineTokens). All are built from the staged copies, after
-// redaction, in path order.
+// (writeLineTokens, which takes the counts the per-file loop spilled).
+// All are of the staged copies, after redaction, in path order.
 // Each records what it indexes: search.index and linetokens.index the
 // digest of every staged path and hash, lines.json and linetokens.index
 // each file's hash, so a reader holding files.json refuses them when they
@@ -34,7 +34,7 @@ import (
 // (refresh.Prior.UpdateIndex, refresh.Prior.LineMarks). Either way the indexes are those a
 // build from scratch writes: a previous index that is not bound to the
 // previous files.json is not used at all.
-func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, recs []*stages.Record, workers int, prev *refresh.Prior) error {
+func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, recs []*stages.Record, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
 	var staged []*stages.Record
 	for _, rec := range recs {
 		if rec.Staged {
@@ -49,7 +49,7 @@ func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, rec
 	counting := make(chan error, 1)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() { counting <- writeLineTokens(tctx, out, staged, workers, prev) }()
+	go func() { counting <- writeLineTokens(tctx, out, staged, workers, prev, spill) }()
 	err := writeSearchIndexes(ctx, out, tree, staged, workers, prev)
 	if err != nil {
 		cancel()

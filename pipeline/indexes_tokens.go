@@ -54,33 +54,20 @@ type counted struct {
 // data is let go once written, so the window holds at most this per slot.
 const maxSlotBufferBytes = 64 << 10
 
-// lineTokensKey is the context key of the loop's spilled line-token data
-// (stages.LineTokens), which Run hands writeLineTokens through the index
-// stage (withLineTokens).
-type lineTokensKey struct{}
-
-// withLineTokens gives writeLineTokens, called under ctx, the line-token
-// data the per-file loop spilled.
-func withLineTokens(ctx context.Context, lt *stages.LineTokens) context.Context {
-	return context.WithValue(ctx, lineTokensKey{}, lt)
-}
-
 // writeLineTokens writes linetokens.index: every staged text's line
 // lengths and token counts (lineindex.LineCounter), in path order, bound
 // to the staged paths and hashes by their digest, so read_file applies
 // its budget by lookup. staged is sorted by path. A text the per-file
-// loop counted (the line-token data it spilled, stages.LineTokens, which
-// ctx carries: withLineTokens) is copied from the spill when its staged
+// loop counted is copied from the data it spilled (spill) when its staged
 // copy is still the text counted; a refresh takes the counts of the texts
 // it did not change from the previous index, when the refresh state
 // vouches for it (refresh.Prior.TokenCounts; prev is nil otherwise). The
-// others (a document's text, a redacted copy, a text the refresh
-// re-read, every text when ctx carries no spill) are counted from their
-// staged copies by at most workers goroutines. Files are written in
+// others (a document's text, a redacted copy, a text the refresh re-read,
+// every text when spill is nil) are counted from their staged copies by
+// at most workers goroutines. Files are written in
 // order as they are done, the counting at most a window of files ahead.
-func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int, prev *refresh.Prior) error {
+func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
 	workers = max(workers, 1)
-	spill, _ := ctx.Value(lineTokensKey{}).(*stages.LineTokens)
 	treeDir := out.Path(snapshot.TreeDir)
 	d := trigram.NewDigest()
 	for _, rec := range staged {

@@ -70,7 +70,7 @@ func TestLineTokensHoldLittlePerFile(t *testing.T) {
 		defer func() { countingFile = countingSaved }()
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		if err := writeLineTokens(context.Background(), pending, staged, 2, nil); err != nil {
+		if err := writeLineTokens(context.Background(), pending, staged, 2, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		return int64(at.HeapAlloc) - int64(before.HeapAlloc)

@@ -309,7 +309,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	t(recs)
 
 	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(withLineTokens(ctx, lineTokens), r.out, tree, recs, r.opts.Workers, r.prior); err != nil {
+	if err := writeIndexes(ctx, r.out, tree, recs, r.opts.Workers, r.prior, lineTokens); err != nil {
 		return nil, err
 	}
 	if err := lineTokens.Close(); err != nil {
