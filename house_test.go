@@ -260,10 +260,29 @@ func TestNoReferenceOutside(t *testing.T) {
 		if slices.Contains(data, 0) {
 			continue // binary
 		}
+		// The regexp runs only on the lines that hold what every match of
+		// it holds (on every line it took a minute of CPU under -race);
+		// lowering keeps the lines in step, as it adds no newline.
+		lower := strings.Split(strings.ToLower(string(data)), "\n")
 		for i, line := range strings.Split(string(data), "\n") {
+			if !mayPointOutside(line, lower[i]) {
+				continue
+			}
 			if m := outside.FindString(line); m != "" {
 				t.Errorf("%s:%d: %q points outside the repository", name, i+1, m)
 			}
 		}
 	}
+}
+
+// mayPointOutside is false only for a line outside cannot match: each of
+// its matches holds one of its literals, or "issue" in any case, which
+// lowers to "issue" unless spelled with U+017F (ſ, an s under (?i)).
+func mayPointOutside(line, lower string) bool {
+	for _, lit := range []string{"SPEC.md", "../shared", "shared/corpora", "NOTES.md", "/work/", "/tmp/studio"} {
+		if strings.Contains(line, lit) {
+			return true
+		}
+	}
+	return strings.Contains(lower, "issue") || strings.Contains(lower, "\u017f")
 }

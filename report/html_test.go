@@ -646,6 +646,12 @@ func treeOf(t testing.TB, page []byte) treeCell {
 // files are its cells'), the root holds every staged token, and on a tree
 // of 100,000 files the data stays small.
 func TestTreemapData(t *testing.T) {
+	// Under -short (the race pass) 20k files, still ten times the cells
+	// allowed; the whole pass draws 100k.
+	many := 100_000
+	if testing.Short() {
+		many = 20_000
+	}
 	tests := []struct {
 		name     string
 		m        *snapshot.Manifest
@@ -653,7 +659,7 @@ func TestTreemapData(t *testing.T) {
 		maxBytes int
 	}{
 		{"fixture", func() *snapshot.Manifest { p, _ := pageFixture(130); return p.Manifest }(), 2000, 200 << 10},
-		{"100k files", snapshottest.Synth(100_000), 2000, 200 << 10},
+		{"100k files", snapshottest.Synth(many), 2000, 200 << 10},
 		{"no files", snapshottest.NewManifest(nil, nil), 1, 1 << 10},
 	}
 	for _, tt := range tests {
