@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/zeebo/blake3"
 
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -108,7 +108,7 @@ func TestTextsRefuses(t *testing.T) {
 	}
 	must(os.Symlink("in.go", filepath.Join(dir, "a", "b", "link.go")))
 	must(os.Link(filepath.Join(dir, "a", "ok.go"), filepath.Join(dir, "a", "hard.go")))
-	must(syscall.Mkfifo(filepath.Join(dir, "a", "fifo.go"), 0o644))
+	testkit.Mkfifo(t, filepath.Join(dir, "a", "fifo.go"))
 	outside := t.TempDir()
 	must(os.WriteFile(filepath.Join(outside, "secret"), []byte("no\n"), 0o644))
 	must(os.Symlink(outside, filepath.Join(dir, "a", "out")))

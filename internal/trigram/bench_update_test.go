@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // BenchmarkUpdateOneEdit updates a real snapshot's search.index after one
@@ -64,7 +64,7 @@ func BenchmarkUpdateOneEdit(b *testing.B) {
 	if os.Getenv("REPOPREP_BENCH_PARSE") == "full" {
 		parse = Parse
 	}
-	cpu0 := cpuTime()
+	cpu0 := testkit.CPUTime()
 	for b.Loop() {
 		dst := filepath.Join(dir, "updated")
 		os.Remove(dst)
@@ -76,15 +76,7 @@ func BenchmarkUpdateOneEdit(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
-}
-
-// cpuTime is the process's CPU time, user and system: under the load of
-// a shared machine it moves less than the wall clock.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((testkit.CPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 func cmpOr(a, b string) string {

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash/crc32"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,61 +25,6 @@ func builtData(t testing.TB, files []File) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// TestUpdateFromFilesOnly: the previous index of an update may be parsed
-// without its table (ParseFiles, as a refresh now does): Update and
-// UpdateWith read the table as they merge and still write the index a
-// build writes, over random trees with files kept, edited, added and
-// removed.
-func TestUpdateFromFilesOnly(t *testing.T) {
-	defer func(n int) { maxPairs = n }(maxPairs)
-	maxPairs = 1 << 14
-	rng := rand.New(rand.NewPCG(3, 4))
-	text := func() string {
-		words := []string{"func", "main", "return", "x", "y := 1", "\n", "// note", "αβγ", "\x00\x01", "if err != nil {"}
-		var b bytes.Buffer
-		for range rng.IntN(40) {
-			b.WriteString(words[rng.IntN(len(words))])
-		}
-		return b.String()
-	}
-	for round := range 40 {
-		prev := map[string]string{}
-		for i := range rng.IntN(30) {
-			prev[fmt.Sprintf("d%d/f%02d.txt", i%3, i)] = text()
-		}
-		next := map[string]string{}
-		for p, c := range prev {
-			switch rng.IntN(5) {
-			case 0:
-			case 1:
-				next[p] = text()
-			default:
-				next[p] = c
-			}
-		}
-		for i := range rng.IntN(6) {
-			next[fmt.Sprintf("new/%d-%d.txt", round, i)] = text()
-		}
-		u := newUpdateCase(t, prev, next)
-		fix, err := ParseFiles(builtData(t, memFiles(prev)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tc := range []struct {
-			name string
-			old  func(int) (File, bool)
-		}{{"Update", nil}, {"UpdateWith", u.oldOf}} {
-			got := filepath.Join(u.dir, fmt.Sprintf("%s-%d", tc.name, round))
-			if err := UpdateWith(context.Background(), fix, u.next, u.from, tc.old, got); err != nil {
-				t.Fatalf("round %d, %s: %v", round, tc.name, err)
-			}
-			if data, _ := os.ReadFile(got); !bytes.Equal(data, u.built) {
-				t.Fatalf("round %d, %s from a files-only index (%d of %d files read) differs from a build", round, tc.name, u.read, len(u.next))
-			}
-		}
-	}
 }
 
 // sections splits an index file into what precedes its table, the table,

@@ -15,7 +15,9 @@ import (
 // only the files whose content changed, is byte for byte the index built
 // from scratch: over random trees with files kept, edited, added and
 // removed, and with the changed files spilling past no limit; and so is
-// UpdateWith, which copies the lists no change touches.
+// UpdateWith, which copies the lists no change touches; and so are both
+// when the previous index was parsed without its table (ParseFiles, as a
+// refresh does), its table read as they merge.
 func TestUpdateEqualsBuild(t *testing.T) {
 	// These trees hold a few thousand pairs at most, far below maxPairs
 	// either way. At its default (2 Mi pairs) each of the 120 builds
@@ -66,6 +68,22 @@ func TestUpdateEqualsBuild(t *testing.T) {
 		}
 		if c, _ := os.ReadFile(gotWith); !bytes.Equal(c, u.built) {
 			t.Fatalf("round %d: UpdateWith (%d of %d files read) differs from a build", round, u.read, len(u.next))
+		}
+		fix, err := ParseFiles(builtData(t, memFiles(prev)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name string
+			old  func(int) (File, bool)
+		}{{"Update", nil}, {"UpdateWith", u.oldOf}} {
+			got := filepath.Join(u.dir, tc.name+"-files-only")
+			if err := UpdateWith(context.Background(), fix, u.next, u.from, tc.old, got); err != nil {
+				t.Fatalf("round %d, %s: %v", round, tc.name, err)
+			}
+			if data, _ := os.ReadFile(got); !bytes.Equal(data, u.built) {
+				t.Fatalf("round %d, %s from a files-only index (%d of %d files read) differs from a build", round, tc.name, u.read, len(u.next))
+			}
 		}
 	}
 }
