@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // poolSnap holds files of different sizes and line lengths, so that a
@@ -78,6 +80,12 @@ func TestReadPoolReuse(t *testing.T) {
 // come back from earlier reads. Before, a read of this file allocated
 // 2.56 times its answer (95.7 KB for 37.5 KB); now 1.20 times.
 func TestReadAllocBytes(t *testing.T) {
+	if testkit.Race {
+		// Under the race detector sync.Pool drops a quarter of what is put
+		// back, on purpose, so the buffers this test counts on are not
+		// kept. The whole pass (make test 4/5) runs it.
+		t.Skip("allocation counts mean nothing under -race")
+	}
 	srv, _ := newTestServer(t, new(poolSnap()), Options{})
 	args := ReadFileArgs{Files: []FileRequest{{Path: "w60.txt"}}, BudgetTokens: 32000}
 	text, _, err := srv.ReadFile(context.Background(), args)
