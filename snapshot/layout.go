@@ -27,6 +27,11 @@ const (
 	StateFile = ".refresh-state"
 )
 
+// LineTokensSpill is the os.CreateTemp pattern of the scratch file the
+// per-file loop spills each text's line tokens to, in a Pending
+// snapshot's directory; the run removes it before publication.
+const LineTokensSpill = ".linetokens-spill-*"
+
 // Volatile are the files of a snapshot whose bytes differ between two
 // runs over the same input: the report's times, and the refresh state's
 // identities and MAC. Everything else is a function of the input.

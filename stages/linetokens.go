@@ -13,6 +13,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/snapshot"
 )
 
 // The per-line token data of linetokens.index (lineindex.LineCounter) is
@@ -63,7 +64,7 @@ type spilled struct {
 // NewLineTokens creates the spill under dir (OUT's staging directory),
 // with room for about files entries' places. Close removes it.
 func NewLineTokens(dir string, files int) (*LineTokens, error) {
-	f, err := os.CreateTemp(dir, ".linetokens-spill-*")
+	f, err := os.CreateTemp(dir, snapshot.LineTokensSpill)
 	if err != nil {
 		return nil, err
 	}
