@@ -222,7 +222,7 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 		if rec.scanned || rec.Memo.RulesClean {
 			return nil
 		}
-		scan, err := scanStaged(ctx, sc, e.treePath(rec), rec.Path)
+		scan, err := scanOpened(ctx, sc.ScanReader, func() (*os.File, error) { return e.openStaged(rec.Path) }, rec.Path)
 		if err != nil {
 			return fmt.Errorf("secrets %s: %w", rec.Path, err)
 		}
@@ -285,7 +285,12 @@ func (e *Env) Secrets(ctx context.Context, recs []*Record, workers int, opts Sec
 				return nil
 			}
 			// What pass 1 masks here is not walked again (a key block's own lines).
-			hits, err := m.ScanFileContext(ctx, e.treePath(rec), results[i].mask)
+			f, err := e.openStaged(rec.Path)
+			if err != nil {
+				return fmt.Errorf("secrets %s: %w", rec.Path, err)
+			}
+			hits, err := m.ScanOpenContext(ctx, f, results[i].mask)
+			f.Close()
 			if err != nil {
 				return fmt.Errorf("secrets %s: %w", rec.Path, err)
 			}
@@ -410,12 +415,6 @@ func pool(ctx context.Context, recs []*Record, workers int, fn func(int, *Record
 		return err
 	}
 	return ctx.Err()
-}
-
-// scanStaged scans one staged copy (name on disk, path in the repository)
-// for every rule.
-func scanStaged(ctx context.Context, sc *secrets.Scanner, name, path string) (*secrets.Scan, error) {
-	return scanOpened(ctx, sc.ScanReader, func() (*os.File, error) { return os.Open(name) }, path)
 }
 
 // scanOpened runs scan over the file open gives, held at path. The

@@ -133,7 +133,19 @@ func newRow(n int) []int32 {
 
 // walk calls fn for every occurrence of a pattern in input, as the
 // library trie's Walk does: last is the index of its last byte, n its
-// length.
+// length. The scan itself appends the occurrences (appendReports); walk is
+// that, one call per occurrence, for the tests.
+func (d *dfa) walk(input []byte, fn func(last, n, pattern int)) {
+	var held [3][]dfaReport
+	for _, r := range d.appendReports(nil, input, 0, &held) {
+		fn(r.last, r.n, r.pattern)
+	}
+}
+
+// appendReports appends to dst every occurrence of a pattern in input, in
+// walk's order, its last byte's index offset by base. held is scratch
+// space the caller keeps between calls (the split walk's held reports), so
+// a scan of many files does not grow it anew for each.
 //
 // Each byte's lookup waits for the one before it, so a long input is
 // walked as four quarters at once: four chains of lookups the processor
@@ -143,31 +155,41 @@ func newRow(n int) []int32 {
 // most maxLen bytes, so from the quarter's start on it is the state one
 // walk over the whole input would be in. The later quarters' reports wait
 // until the ones before them are made, so the order is one walk's.
-func (d *dfa) walk(input []byte, fn func(last, n, pattern int)) {
-	if len(input) < minSplitWalk || !d.quarters(input, fn) {
-		d.walkFrom(input, 0, fn)
+func (d *dfa) appendReports(dst []dfaReport, input []byte, base int, held *[3][]dfaReport) []dfaReport {
+	if len(input) >= minSplitWalk {
+		if out, ok := d.appendQuarters(dst, input, base, held); ok {
+			return out
+		}
 	}
+	return d.appendOn(dst, input, base, 0)
 }
 
-// quarters is walk in four quarters at once; it reports false, having
-// walked nothing, when the quarters are shorter than a pattern or the
-// table does not fit d.small.
+// quarters is walk in four quarters at once, for the tests; it reports
+// false, having walked nothing, where appendQuarters does.
 func (d *dfa) quarters(input []byte, fn func(last, n, pattern int)) bool {
+	var held [3][]dfaReport
+	out, ok := d.appendQuarters(nil, input, 0, &held)
+	for _, r := range out {
+		fn(r.last, r.n, r.pattern)
+	}
+	return ok
+}
+
+// appendQuarters is appendReports in four quarters at once; it reports
+// false, having walked nothing, when the quarters are shorter than a
+// pattern or the table does not fit d.small.
+func (d *dfa) appendQuarters(dst []dfaReport, input []byte, base int, held *[3][]dfaReport) ([]dfaReport, bool) {
 	n, m := len(input), d.maxLen
 	q := n / 4
 	if q <= m || d.small == nil {
-		return false
+		return dst, false
 	}
 	steps := q + m // each walk reaches its quarter's end
 	s1, s2, s3 := q-m, 2*q-m, 3*q-m
 	in0 := input[:steps]
 	in1, in2, in3 := input[s1 : s1+steps][:len(in0)], input[s2 : s2+steps][:len(in0)], input[s3 : s3+steps][:len(in0)]
-	var held [3][]dfaReport // the reports of quarters 1 to 3
-	hold := func(k, last int, row uint32) {
-		for _, o := range d.outs[row/uint32(d.stride)] {
-			held[k] = append(held[k], dfaReport{last, o})
-		}
-	}
+	h0, h1, h2 := held[0][:0], held[1][:0], held[2][:0] // the reports of quarters 1 to 3
+	stride := uint32(d.stride)
 	var r0, r1, r2, r3 uint16
 	for i := 0; i < steps; i++ {
 		i, r0, r1, r2, r3 = d.walk4(in0, in1, in2, in3, i, r0, r1, r2, r3)
@@ -175,26 +197,30 @@ func (d *dfa) quarters(input []byte, fn func(last, n, pattern int)) bool {
 			break
 		}
 		if i < q {
-			d.report(i, uint32(r0), fn)
+			for _, o := range d.outs[uint32(r0)/stride] {
+				dst = append(dst, dfaReport{base + i, o})
+			}
 		}
 		if p := s1 + i; p >= q && p < 2*q {
-			hold(0, p, uint32(r1))
+			for _, o := range d.outs[uint32(r1)/stride] {
+				h0 = append(h0, dfaReport{base + p, o})
+			}
 		}
 		if p := s2 + i; p >= 2*q && p < 3*q {
-			hold(1, p, uint32(r2))
+			for _, o := range d.outs[uint32(r2)/stride] {
+				h1 = append(h1, dfaReport{base + p, o})
+			}
 		}
 		if p := s3 + i; p >= 3*q {
-			hold(2, p, uint32(r3))
+			for _, o := range d.outs[uint32(r3)/stride] {
+				h2 = append(h2, dfaReport{base + p, o})
+			}
 		}
 	}
-	for _, reports := range held {
-		for _, r := range reports {
-			fn(r.last, r.n, r.pattern)
-		}
-	}
+	dst = append(append(append(dst, h0...), h1...), h2...)
+	held[0], held[1], held[2] = h0, h1, h2
 	// The last quarter holds what n/4 left over.
-	d.walkOn(input[s3+steps:], s3+steps, uint32(r3), fn)
-	return true
+	return d.appendOn(dst, input[s3+steps:], base+s3+steps, uint32(r3)), true
 }
 
 // minSplitWalk is the shortest input walk splits in quarters: the
@@ -202,7 +228,8 @@ func (d *dfa) quarters(input []byte, fn func(last, n, pattern int)) bool {
 // little from here on. A variable for the tests.
 var minSplitWalk = 1 << 10
 
-// dfaReport is a report the split walk holds back.
+// dfaReport is one occurrence of a pattern: the index of its last byte,
+// its length and its index.
 type dfaReport struct {
 	last int
 	dfaOut
@@ -228,26 +255,23 @@ func (d *dfa) walk4(in0, in1, in2, in3 []byte, i int, r0, r1, r2, r3 uint16) (in
 	return i, r0, r1, r2, r3
 }
 
-// report calls fn for the patterns the state at row reports, ending at
-// last.
-func (d *dfa) report(last int, row uint32, fn func(last, n, pattern int)) {
-	for _, o := range d.outs[row/uint32(d.stride)] {
-		fn(last, o.n, o.pattern)
+// walkFrom is walk in one chain, reporting positions offset by base.
+func (d *dfa) walkFrom(input []byte, base int, fn func(last, n, pattern int)) {
+	for _, r := range d.appendOn(nil, input, base, 0) {
+		fn(r.last, r.n, r.pattern)
 	}
 }
 
-// walkFrom is walk in one chain, reporting positions offset by base.
-func (d *dfa) walkFrom(input []byte, base int, fn func(last, n, pattern int)) {
-	d.walkOn(input, base, 0, fn)
-}
-
-// walkOn is walkFrom from the state at row.
-func (d *dfa) walkOn(input []byte, base int, row uint32, fn func(last, n, pattern int)) {
+// appendOn is appendReports in one chain from the state at row.
+func (d *dfa) appendOn(dst []dfaReport, input []byte, base int, row uint32) []dfaReport {
 	for i, c := range input {
 		t := d.next[row+uint32(d.class[c])]
 		row = t &^ hasOuts
 		if t&hasOuts != 0 {
-			d.report(base+i, row, fn)
+			for _, o := range d.outs[row/uint32(d.stride)] {
+				dst = append(dst, dfaReport{base + i, o})
+			}
 		}
 	}
+	return dst
 }

@@ -35,13 +35,32 @@ type gate struct {
 	anchored *regexp.Regexp
 }
 
-// byteRun is a necessary condition: minLen consecutive bytes in alphabet.
+// byteRun is a necessary condition: minLen consecutive bytes in alphabet;
+// with maxLen set (boundedRun), a run of them between bytes outside it (or
+// the text's edges) of minLen to maxLen bytes.
 type byteRun struct {
 	alphabet *[256]bool
 	minLen   int
+	maxLen   int // 0: no bound, nor a whole run
 }
 
-func (r byteRun) same(o byteRun) bool { return r.minLen == o.minLen && *r.alphabet == *o.alphabet }
+func (r byteRun) same(o byteRun) bool {
+	return r.minLen == o.minLen && r.maxLen == o.maxLen && *r.alphabet == *o.alphabet
+}
+
+// implies reports whether a text that meets r meets o, as a whole run
+// meets the plain run of the same bytes, so o need not be tested.
+func (r byteRun) implies(o byteRun) bool {
+	return r.maxLen > 0 && o.maxLen == 0 && o.minLen <= r.minLen && *o.alphabet == *r.alphabet
+}
+
+// holds reports whether text meets the condition.
+func (r byteRun) holds(text []byte) bool {
+	if r.maxLen > 0 {
+		return hasMaximalRun(text, r.alphabet, r.minLen, r.maxLen)
+	}
+	return hasRun(text, r.alphabet, r.minLen)
+}
 
 // newByteRun returns the run condition of re, if it can reject anything.
 func newByteRun(re *syntax.Regexp) (byteRun, bool) {
@@ -52,7 +71,7 @@ func newByteRun(re *syntax.Regexp) (byteRun, bool) {
 	}
 	for _, in := range alpha {
 		if !in {
-			return byteRun{alpha, n}, true
+			return byteRun{alphabet: alpha, minLen: n}, true
 		}
 	}
 	return byteRun{}, false
@@ -83,9 +102,9 @@ func newGate(expr string) gate {
 		top = top.Sub[0]
 	}
 	if top.Op == syntax.OpConcat {
-		for _, sub := range top.Sub {
-			if r, ok := newByteRun(sub); ok && !slices.ContainsFunc(g.runs, r.same) {
-				g.runs = append(g.runs, r)
+		for i := range top.Sub {
+			if r, ok := boundedRun(top.Sub, i); ok && !slices.ContainsFunc(g.runs, r.same) {
+				g.runs = append(slices.DeleteFunc(g.runs, r.implies), r)
 			}
 		}
 	}
@@ -115,7 +134,7 @@ func (g *gate) mayMatchString(text string) bool {
 // runsHold reports whether text holds every run the gate requires.
 func (g *gate) runsHold(text []byte) bool {
 	for _, r := range g.runs {
-		if !hasRun(text, r.alphabet, r.minLen) {
+		if !r.holds(text) {
 			return false
 		}
 	}

@@ -24,17 +24,36 @@ type window struct {
 }
 
 // windowSet is windows' result: per rule, its windows, and for a rule whose
-// gate anchors at keyword hits, the hits in order.
+// gate anchors at keyword hits, the hits in order; and the keyword walk's
+// scratch space, kept with it in s.winPool.
 type windowSet struct {
-	wins [][]window
-	hits [][]int
+	wins    [][]window
+	hits    [][]int
+	reports []dfaReport    // one segment's keyword hits
+	held    [3][]dfaReport // the split walk's
 }
+
+// walkSegmentBytes is how much of a content the keyword walk reports on at
+// a time: its reports (a few per keyword-dense line) stay few, and in the
+// cache, whatever the content's length.
+var walkSegmentBytes = 256 << 10 // a variable for the tests
+
+// maxKeptReports bounds the reports scratch putWindows keeps for the next
+// call: what ordinary text needs (Go's source: about one report in 150
+// bytes) and much more.
+const maxKeptReports = 16 << 10
 
 // windows finds every keyword in one pass over content (ASCII case-insensitive) and returns,
 // per rule, the sorted, merged windows its regex must run over: the line around each
 // keyword it owns, or for a multiline rule MaxSpanBytes from that line on.
 // The result comes from s.winPool: the caller gives it back with putWindows.
-func (s *Scanner) windows(content []byte) *windowSet {
+func (s *Scanner) windows(content []byte) *windowSet { return s.windowsFor(content, nil) }
+
+// windowsFor is windows without the windows of the rules skip marks (nil
+// for none), which the caller does not run: a file left out of the tree
+// runs no personal-data rule, and cn-mobile's digit keywords open most of
+// the windows in code.
+func (s *Scanner) windowsFor(content []byte, skip []bool) *windowSet {
 	set, _ := s.winPool.Get().(*windowSet)
 	if set == nil || len(set.wins) != len(s.rules) {
 		set = &windowSet{wins: make([][]window, len(s.rules)), hits: make([][]int, len(s.rules))}
@@ -47,22 +66,36 @@ func (s *Scanner) windows(content []byte) *windowSet {
 		return set
 	}
 	lines := lineCache{content: content, start: -1}
-	s.kw.walk(content, func(last, n, pattern int) {
-		pos := last - n + 1
-		for _, ri := range s.byKw[pattern] {
-			r := &s.rules[ri]
-			before := len(wins[ri])
-			wins[ri] = addWindow(wins[ri], s.window(&lines, pos, r))
-			if r.gate.anchored != nil {
-				hits[ri] = append(hits[ri], pos)
-				w := &wins[ri][len(wins[ri])-1]
-				if len(wins[ri]) > before {
-					w.h0 = len(hits[ri]) - 1
+	// The content is walked a segment at a time, each from maxLen bytes
+	// before it (where the walk's state is already the one a walk from the
+	// start would be in: see appendReports); the reports that end before
+	// the segment are the previous one's.
+	for seg := 0; seg < len(content); seg += walkSegmentBytes {
+		from := max(0, seg-s.kw.maxLen)
+		set.reports = s.kw.appendReports(set.reports[:0], content[from:min(len(content), seg+walkSegmentBytes)], from, &set.held)
+		for _, rep := range set.reports {
+			if rep.last < seg {
+				continue
+			}
+			pos := rep.last - rep.n + 1
+			for _, ri := range s.byKw[rep.pattern] {
+				if skip != nil && skip[ri] {
+					continue
 				}
-				w.h1 = len(hits[ri])
+				r := &s.rules[ri]
+				before := len(wins[ri])
+				wins[ri] = addWindow(wins[ri], s.window(&lines, pos, r))
+				if r.gate.anchored != nil {
+					hits[ri] = append(hits[ri], pos)
+					w := &wins[ri][len(wins[ri])-1]
+					if len(wins[ri]) > before {
+						w.h0 = len(hits[ri]) - 1
+					}
+					w.h1 = len(hits[ri])
+				}
 			}
 		}
-	})
+	}
 	return set
 }
 
@@ -73,6 +106,15 @@ func (s *Scanner) putWindows(set *windowSet) {
 	for i := range set.wins {
 		set.wins[i] = set.wins[i][:0]
 		set.hits[i] = set.hits[i][:0]
+	}
+	// A segment dense with keywords leaves a large scratch: not kept.
+	if cap(set.reports) > maxKeptReports {
+		set.reports = nil
+	}
+	for i, h := range set.held {
+		if cap(h) > maxKeptReports {
+			set.held[i] = nil
+		}
 	}
 	s.winPool.Put(set)
 }

@@ -304,7 +304,7 @@ type candidate struct {
 //
 // It gives up (with what it has) once ctx is done; the caller checks ctx.
 func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f format) (cands []candidate, open *openBlock) {
-	set := s.windows(content)
+	set := s.windowsFor(content, skip)
 	defer s.putWindows(set)
 	wins := set.wins
 	for ri := range s.rules {

@@ -111,6 +111,17 @@ func (m *Matcher) ScanFileContext(ctx context.Context, name string, masked []Fin
 		return nil, err
 	}
 	defer f.Close()
+	return m.ScanOpenContext(ctx, f, masked)
+}
+
+// ScanOpenContext is ScanFileContext over a content the caller opened (a
+// staged copy opened relative to its directory's descriptor: opening each
+// of Go's src/ 9,110 staged texts by its whole path was 28% of the pass's
+// CPU in profiles of whole runs). f is read from its start, twice.
+func (m *Matcher) ScanOpenContext(ctx context.Context, f io.ReadSeeker, masked []Finding) ([]Finding, error) {
+	if m.Len() == 0 {
+		return nil, nil
+	}
 	spans, err := m.findContext(ctx, f, valueBlockBytes, masked)
 	if err != nil || len(spans) == 0 {
 		return nil, err
