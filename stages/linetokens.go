@@ -157,6 +157,10 @@ func (s *LineTokens) Close() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The places point at every staged text's record: once the index is
+	// written, they must not keep the records past the manifest
+	// (pipeline's buildManifest lets go of each record as it copies it).
+	s.at = nil
 	if s.f == nil {
 		return nil
 	}
@@ -169,8 +173,8 @@ func (s *LineTokens) Close() error {
 }
 
 // countLines starts rec's line-token data in w's LineCounter, for Process
-// to spill once the text is hashed; the text comes in lineWriter's
-// Writes.
+// to spill once the text is hashed; the text comes in its token batches
+// (textenc.Options.Batches).
 func (e *Env) countLines(rec *Record, w *Worker) {
 	w.lines.Reset()
 	w.linesOf = rec
@@ -211,16 +215,3 @@ func (e *Env) spillLines(rec *Record, w *Worker) error {
 // maxKeptLineDataBytes is the largest LineCounter buffer a worker keeps
 // from one text to the next.
 const maxKeptLineDataBytes = 1 << 20
-
-// lineWriter passes a streamed text on to w and to the worker's
-// LineCounter.
-type lineWriter struct {
-	w  io.Writer
-	lc *lineindex.LineCounter
-}
-
-func (l lineWriter) Write(p []byte) (int, error) {
-	n, err := l.w.Write(p)
-	l.lc.Write(p[:n])
-	return n, err
-}

@@ -139,9 +139,9 @@ func TestProcessSpillsLineTokens(t *testing.T) {
 	}
 }
 
-// FuzzLineWriter: a streamed text's line data, made from the writes the
-// decoder happens to make (lineWriter), is the data of the whole text,
-// wherever the writes end.
+// FuzzLineWriter: a streamed text's line data, made from the batches the
+// decoder happens to count (LineCounter.CountBatch), is the data of the
+// whole text, wherever the batches end.
 func FuzzLineWriter(f *testing.F) {
 	for _, s := range []string{"", "a\n", "x := 1\n\n\tfoo()\r\n", "注释\n no end", strings.Repeat("ab\n", 50)} {
 		f.Add(s, uint16(3))
@@ -152,11 +152,11 @@ func FuzzLineWriter(f *testing.F) {
 		}
 		var dst bytes.Buffer
 		var lc lineindex.LineCounter
-		w := lineWriter{w: &dst, lc: &lc}
 		n := int(step)%17 + 1
 		for rest := text; len(rest) > 0; {
 			k := min(n, len(rest))
-			w.Write([]byte(rest[:k]))
+			dst.WriteString(rest[:k])
+			lc.CountBatch([]byte(rest[:k]), k == len(rest))
 			rest = rest[k:]
 		}
 		got, lines, size := lc.Finish()

@@ -56,13 +56,14 @@ func (e *Env) Normalize(ctx context.Context, rec *Record) error {
 	// (tokens_later.go).
 	streamLater := !in.c.all && rec.Memo.Expect == nil && e.TokensReady != nil && !e.TokensReady()
 	count := rec.Memo.Expect == nil && !streamLater
+	var batches textenc.BatchCounter
 	if count && out.mem == nil && e.LineTokens != nil {
-		// A streamed text's lines are counted as it is written, beside
-		// its batches.
+		// A streamed text's lines are counted in its token batches'
+		// scans.
 		e.countLines(rec, in.c.w)
-		out.w = lineWriter{w: out.w, lc: &in.c.w.lines}
+		batches = &in.c.w.lines
 	}
-	res, decErr := in.normalize(out.w, count)
+	res, decErr := in.normalize(out.w, count, batches)
 	rec.Memo.Enc = encodingMemo(res, decErr, in.prior, rec.Memo.Enc)
 	writeErr := out.finish(decErr)
 	switch {

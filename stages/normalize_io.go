@@ -39,9 +39,10 @@ func (e *Env) openText(ctx context.Context, rec *Record) (*textIn, error) {
 
 // normalize decodes the input into dst with the loop's worker's decoder,
 // which keeps its buffers; a text it holds whole is counted afterwards,
-// once, and a streamed one as it is decoded unless count is false.
-func (in *textIn) normalize(dst io.Writer, count bool) (textenc.Result, error) {
-	return in.c.w.norm.Normalize(in.src, dst, textenc.Options{Name: in.name, Prior: in.prior, NoTokens: in.c.all || !count})
+// once, and a streamed one as it is decoded unless count is false, its
+// batches by batches unless that is nil.
+func (in *textIn) normalize(dst io.Writer, count bool, batches textenc.BatchCounter) (textenc.Result, error) {
+	return in.c.w.norm.Normalize(in.src, dst, textenc.Options{Name: in.name, Prior: in.prior, NoTokens: in.c.all || !count, Batches: batches})
 }
 
 // changed reports whether the file moved while it was read.

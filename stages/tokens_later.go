@@ -128,7 +128,7 @@ func (e *Env) countStaged(ctx context.Context, r laterRec, buf *[]byte, lc *line
 	}
 	if !r.whole {
 		if lc != nil {
-			src = io.TeeReader(src, lc)
+			return textenc.StreamBatches(src, lc) // in the decoder's own batches, lines in their scans
 		}
 		return textenc.StreamTokens(src) // in the decoder's own batches
 	}

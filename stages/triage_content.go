@@ -79,19 +79,15 @@ const (
 
 // isEncodedBlob reports a head that is essentially one long line of
 // base64: an image or font as a data: URI, a base64 dump. Bounded by the
-// head classify read (sniffBytes).
+// head classify read (sniffBytes). It stops as soon as more than a
+// quarter of the head is outside such runs: in source text, after a
+// quarter of the head.
 func isEncodedBlob(head []byte) bool {
 	if len(head) < blobMinBytes {
 		return false
 	}
-	inRuns, run := 0, 0
+	lost, run := 0, 0 // lost: bytes outside the runs that count
 	var upper, lower, digit bool
-	flush := func() {
-		if run >= blobRunBytes && upper && lower && digit {
-			inRuns += run
-		}
-		run, upper, lower, digit = 0, false, false, false
-	}
 	for _, c := range head {
 		switch {
 		case c >= 'A' && c <= 'Z':
@@ -102,11 +98,20 @@ func isEncodedBlob(head []byte) bool {
 			digit = true
 		case c == '+' || c == '/' || c == '-' || c == '_' || c == '=':
 		default:
-			flush()
+			if run < blobRunBytes || !upper || !lower || !digit {
+				lost += run
+			}
+			lost++
+			if lost*4 > len(head) {
+				return false // runs can't cover three quarters any more
+			}
+			run, upper, lower, digit = 0, false, false, false
 			continue
 		}
 		run++
 	}
-	flush()
-	return inRuns*4 >= len(head)*3
+	if run < blobRunBytes || !upper || !lower || !digit {
+		lost += run
+	}
+	return lost*4 <= len(head)
 }

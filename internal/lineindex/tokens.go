@@ -183,6 +183,23 @@ func (lc *LineCounter) CountText(text []byte) int {
 	return tokens.CountBytes(text)
 }
 
+// CountBatch takes the next bytes of a text, as Write would, and returns
+// their o200k count, tokens.CountBytes(b): a streamed text's token batch
+// (textenc.BatchCounter). When b starts a line and ends one (or the text:
+// last), its lines are counted in the count's scan (tokens.CountLines),
+// as CountText counts a whole text; otherwise apart, with the same
+// results.
+func (lc *LineCounter) CountBatch(b []byte, last bool) int {
+	if !lc.started && len(b) > 0 && (last || b[len(b)-1] == '\n') {
+		if whole, ok := tokens.CountLines(b, MaxCountedLineBytes, lc.addLine); ok {
+			lc.size += int64(len(b))
+			return whole
+		}
+	}
+	lc.Write(b)
+	return tokens.CountBytes(b)
+}
+
 // addLine records a line CountLines counted: count is -1 for a line
 // over MaxCountedLineBytes.
 func (lc *LineCounter) addLine(length, count int) {

@@ -2,6 +2,7 @@ package textenc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 
@@ -34,13 +35,8 @@ func findDeclarations(head []byte, name string) []declaration {
 	if len(head) > declHeadBytes {
 		head = head[:declHeadBytes]
 	}
-	lower := make([]byte, len(head))
-	for i, c := range head {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c // only ASCII: the labels and markers are ASCII, other bytes stay
-	}
+	var buf [declHeadBytes]byte // on the stack: this runs for every file with a non-ASCII byte
+	lower := lowerInto(buf[:len(head)], head)
 	codingEnd := 0 // the end of the first maxCodingLine lines
 	for n := 0; n < maxCodingLine && codingEnd < len(lower); n++ {
 		if i := bytes.IndexByte(lower[codingEnd:], '\n'); i >= 0 {
@@ -51,7 +47,7 @@ func findDeclarations(head []byte, name string) []declaration {
 	}
 	var next [len(declMarkers)]int // where each marker occurs next, at or after from; -1: nowhere
 	for m := range next {
-		next[m] = indexFrom(lower, declMarkers[m], 0)
+		next[m] = markerFrom(head, lower, codingEnd, m, 0)
 	}
 	for from := 0; len(out) < maxDeclarations-1; {
 		// The earliest marker: "scriptencoding" is found where it starts,
@@ -76,7 +72,7 @@ func findDeclarations(head []byte, name string) []declaration {
 		}
 		for k := range next {
 			if next[k] >= 0 && next[k] < from {
-				next[k] = indexFrom(lower, declMarkers[k], from)
+				next[k] = markerFrom(head, lower, codingEnd, k, from)
 			}
 		}
 	}
@@ -84,6 +80,56 @@ func findDeclarations(head []byte, name string) []declaration {
 		out = append(out, d)
 	}
 	return out
+}
+
+// markerFrom is where declMarkers[m] occurs next in lower, at or after
+// from, or -1, skipping the places declaredLabelAt refuses on sight: a
+// "coding" past the coding lines (from codingEnd on) and a "set" not in
+// capitals in head. Skipping them changes nothing else: no marker starts
+// inside "coding" or "set", so passing one never hides another.
+func markerFrom(head, lower []byte, codingEnd, m, from int) int {
+	if searchEveryMarker {
+		return indexFrom(lower, declMarkers[m], from)
+	}
+	switch declMarkers[m] {
+	case "coding":
+		end := min(len(lower), codingEnd+len("coding")-1)
+		if from >= end {
+			return -1
+		}
+		return indexFrom(lower[:end], "coding", from)
+	case "set":
+		return indexFrom(head, "SET", from)
+	}
+	return indexFrom(lower, declMarkers[m], from)
+}
+
+// searchEveryMarker turns markerFrom's skipping off: the tests' reference.
+var searchEveryMarker = false
+
+// lowerInto writes src with ASCII capitals lower-cased into dst, of
+// src's length, eight bytes at a time, and returns dst. Only ASCII: the
+// labels and markers are ASCII, other bytes stay.
+func lowerInto(dst, src []byte) []byte {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		low := x | high // each byte's low seven bits over a set top bit: no borrow crosses it
+		upper := (low - ones*'A') & ^(low - ones*('Z'+1)) & ^x & high
+		binary.LittleEndian.PutUint64(dst[i:], x|upper>>2) // 0x80>>2 is 'a'-'A'
+	}
+	for ; i < len(src); i++ {
+		c := src[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
+	}
+	return dst
 }
 
 // declMarkers are what introduces a declared label in a lower-cased head:

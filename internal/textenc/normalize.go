@@ -87,12 +87,25 @@ type Options struct {
 	// NoTokens leaves Result.Tokens at 0, for a caller that will know the
 	// count otherwise.
 	NoTokens bool
+	// Batches, if not nil, counts the text's token batches in place of
+	// tokens.CountBytes, so a caller takes more from the count's scan
+	// (lineindex.LineCounter: every line's count). Unused with NoTokens.
+	Batches BatchCounter
 	// Prior is the charset the repository's other files were decided in
 	// on strong evidence ("big5"; "" for none): it decides a file whose
 	// own evidence is weak (Result.Weak) when the bytes decode cleanly in
 	// it and its reading is about as plausible (prior.go). A declaration
 	// the bytes agree with still wins; valid UTF-8 is never read as it.
 	Prior string
+}
+
+// BatchCounter counts a text's token batches in order, for a caller that
+// takes more from the scan than the count (lineindex.LineCounter's
+// per-line counts). CountBatch must return tokens.CountBytes(b); last
+// says no text follows b. A batch ends after a newline (tokens.Cut)
+// except in a text with no cut for a MiB, or where the text ends.
+type BatchCounter interface {
+	CountBatch(b []byte, last bool) int
 }
 
 // Refusal reasons, usable with errors.Is; the normalize stage writes the
@@ -150,7 +163,7 @@ func normalizeCounting(src io.Reader, dst io.Writer, countTokens bool) (Result, 
 func normalizeWith(src io.Reader, dst io.Writer, opts Options) (Result, error) {
 	res := Result{Encoding: "utf-8"}
 	out := newSink(dst, &res)
-	out.skipTokens = opts.NoTokens
+	out.skipTokens, out.batches = opts.NoTokens, opts.Batches
 	err := normalize(bufio.NewReaderSize(src, sampleBytes), out, &res, opts)
 	if err == nil {
 		err = out.close()

@@ -35,7 +35,7 @@ func (n *Normalizer) Normalize(src io.Reader, dst io.Writer, opts Options) (Resu
 	}
 	defer n.br.Reset(nil) // hold no reference to src between calls
 	res := Result{Encoding: "utf-8"}
-	out := &sink{dst: dst, res: &res, out: n.out[:0], pending: n.pending[:0], chunk: n.chunk, skipTokens: opts.NoTokens}
+	out := &sink{dst: dst, res: &res, out: n.out[:0], pending: n.pending[:0], chunk: n.chunk, skipTokens: opts.NoTokens, batches: opts.Batches}
 	err := normalize(n.br, out, &res, opts)
 	if err == nil {
 		err = out.close()

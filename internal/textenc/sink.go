@@ -2,7 +2,9 @@ package textenc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/repoprep/repoprep/internal/tokens"
@@ -36,7 +38,8 @@ type sink struct {
 	keepFFFD   bool // the source is UTF-8, so a U+FFFD in it is the author's, not ours
 	allowFFFD  bool // a double-byte source with broken pairs: the decoder's U+FFFD are counted in replaced (brokenpairs.go)
 	replaced   int64
-	skipTokens bool // leave Result.Tokens at 0 (NormalizeUncounted)
+	skipTokens bool         // leave Result.Tokens at 0 (NormalizeUncounted)
+	batches    BatchCounter // counts the token batches when not nil (Options.Batches)
 
 	chunk []byte // pump's read buffer, kept by a Normalizer; nil: pump makes one
 
@@ -96,12 +99,18 @@ func (s *sink) scan(b []byte, atEOF bool) error {
 			// A run of ASCII that needs nothing done: copied at once, up
 			// to where the gathered text is due to be flushed.
 			end := min(len(b), i+flushBytes-len(s.out))
-			j := i + 1
-			for j < end && plainASCII[b[j]] {
-				j++
-			}
+			j := i + 1 + plainPrefix(b[i+1:end])
 			s.moji.asciiRun(b[i:j])
 			s.runes += int64(j - i)
+			if len(s.out) == 0 && (j-i == flushBytes || j == len(b) && atEOF) {
+				// The whole flush, or the rest of the text, is b's own
+				// bytes: written from b, as flush would write its copy.
+				if err := s.emit(b[i:j]); err != nil {
+					return err
+				}
+				i = j
+				continue
+			}
 			s.out = append(s.out, b[i:j]...)
 			i = j
 			continue
@@ -183,15 +192,24 @@ func (s *sink) flush() error {
 	if len(s.out) == 0 {
 		return nil
 	}
-	n, err := s.dst.Write(s.out)
+	if err := s.emit(s.out); err != nil {
+		return err
+	}
+	s.out = s.out[:0]
+	return nil
+}
+
+// emit writes p, normalized text that is due (a flush's), to dst and
+// hands it to the token counter; p is not empty.
+func (s *sink) emit(p []byte) error {
+	n, err := s.dst.Write(p)
 	s.res.Bytes += int64(n)
 	if err != nil {
 		return err
 	}
-	s.res.Lines += bytes.Count(s.out, []byte{'\n'})
-	s.lastOut = s.out[len(s.out)-1]
-	s.countTokens(s.out, false)
-	s.out = s.out[:0]
+	s.res.Lines += bytes.Count(p, []byte{'\n'})
+	s.lastOut = p[len(p)-1]
+	s.countTokens(p, false)
 	return nil
 }
 
@@ -213,7 +231,11 @@ func (s *sink) countTokens(b []byte, final bool) {
 				cut = len(s.pending)
 			}
 		}
-		s.res.Tokens += tokens.CountBytes(s.pending[:cut])
+		if s.batches != nil {
+			s.res.Tokens += s.batches.CountBatch(s.pending[:cut], final && cut == len(s.pending))
+		} else {
+			s.res.Tokens += tokens.CountBytes(s.pending[:cut])
+		}
 		s.pending = append(s.pending[:0], s.pending[cut:]...)
 	}
 }
@@ -256,6 +278,35 @@ var plainASCII = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plainPrefix returns how many of b's first bytes are plainASCII, eight
+// at a time: each byte's tests are exact (no carry or borrow crosses a
+// byte), so the lowest flagged byte is the first that is not plain.
+func plainPrefix(b []byte) int {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	// isByte flags the bytes of x equal to c.
+	isByte := func(x uint64, c byte) uint64 {
+		y := x ^ ones*uint64(c)
+		return ^((y&^high + ones*0x7f) | y) & high
+	}
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		low := x | high // each byte's low seven bits, over a set top bit: no borrow crosses it
+		under20 := ^(low - ones*0x20) & high
+		tabToFF := (low - ones*0x09) & ^(low - ones*0x0d) & high // 0x09-0x0C: \t \n \v \f
+		bad := x&high | under20&^(tabToFF|isByte(x, 0x1b)) | isByte(x, 0x7f)
+		if bad != 0 {
+			return i + bits.TrailingZeros64(bad)/8
+		}
+	}
+	for ; i < len(b) && plainASCII[b[i]]; i++ {
+	}
+	return i
+}
 
 // scanByteByByte turns scan's ASCII runs off: the tests' reference.
 var scanByteByByte = false

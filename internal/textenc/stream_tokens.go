@@ -15,8 +15,14 @@ import (
 // differ by a token per batch; this one cannot. r must hold the staged
 // text: valid UTF-8 with LF line ends, as the sink wrote it.
 func StreamTokens(r io.Reader) (int, error) {
+	return StreamBatches(r, nil)
+}
+
+// StreamBatches is StreamTokens with each batch counted by bc
+// (Options.Batches), or by tokens.CountBytes when bc is nil.
+func StreamBatches(r io.Reader, bc BatchCounter) (int, error) {
 	var res Result
-	s := &sink{res: &res}
+	s := &sink{res: &res, batches: bc}
 	buf := make([]byte, 0, 2*flushBytes)
 	for {
 		n, err := r.Read(buf[len(buf):cap(buf)])

@@ -95,6 +95,7 @@ type encoder struct {
 	toks  []uint32        // the encoding so far
 	dead  []uint64        // bit i: no encoding of s[i:] continues the current one
 	memo  [1 << 12]uint64 // recent compatible answers: (x<<18|y)+1 << 1 | answer
+	line  []byte          // CountLines' copy of a line
 }
 
 // compatible is vocab.compatible(x, y, noToken), memoized: the same pairs of

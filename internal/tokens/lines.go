@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"bytes"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -19,18 +20,18 @@ import (
 // follows it (words, numbers and punctuation stop at a newline, a
 // whitespace run that reaches one is a newline piece, and `\s+(?!\S)`
 // and `\s+` match only where no newline piece does: see Cut). So a
-// line's count is the pieces of its copy up to the first position where
-// both scans resume (usually after one piece: the leading space joins
-// the first word or indentation), the text's pieces from there to the
+// line's count is its copy's first piece (the leading space joins the
+// first word or indentation, or stands alone), the text's pieces from
+// where that piece ends, if the text's scan resumes there too, to the
 // last place the text's scan resumes before the piece holding the
-// newline, and the pieces of the copy from there to its end. A line
-// without a newline (the text's last) or whose scans never meet before
-// the newline is counted whole. TestCountLinesExact and FuzzCountLines
-// compare it with Count.
-
-// piece is one piece of the text's scan: where it ends (the scan resumes
-// there) and its count.
-type piece struct{ end, n int }
+// newline (tail), and the pieces from tail through the newline. Those
+// last are the text's own piece when it starts at tail and ends with the
+// newline; otherwise the text from tail to the newline is scanned again:
+// the copy's bytes from tail on are the text's, cut after the newline,
+// so no copy is made for it. A line without a newline (the text's last)
+// or whose copy's first piece meets no place the text's scan resumes
+// before the newline is counted whole, from its copy. TestCountLinesExact
+// and FuzzCountLines compare it with Count.
 
 // CountLines returns Count(text) and calls line for each line of text in
 // order (split at '\n'; a last line without one is a line too) with its
@@ -47,52 +48,110 @@ func CountLines(text []byte, maxLine int, line func(length, count int)) (whole i
 	tab, v := bmpClasses(), theVocab()
 	e := encoders.Get().(*encoder)
 	defer encoders.Put(e)
-	lc := lineCounts{tab: tab, v: v, e: e}
+	c := lineCounts{tab: tab, v: v, e: e}
+	defer c.release()
 
-	var pieces []piece // the text's pieces that start in the current line
-	next := 0          // where the text's scan resumes
+	next := 0 // where the text's scan resumes
 	start, end := nextPiece(tab, s, 0)
 	for ls := 0; ls < len(s); {
 		le := ls + bytes.IndexByte(text[ls:], '\n')
 		if le < ls {
 			le = len(s) // the last line, without a newline
 		}
-		resumesAtStart := next == ls // a piece of the text ends where the line starts
-		pieces = pieces[:0]
-		for start < end && start <= le {
-			n := countPiece(v, e, s[start:end])
-			whole += n
-			if le-ls <= maxLine {
-				pieces = append(pieces, piece{end, n})
+		// shared: the line is counted from the text's scan, which needs
+		// its newline; at and headN are its copy's first piece, at as a
+		// position of the text (p in the copy is ls-1+p in the text).
+		shared := le < len(s) && le-ls <= maxLine && le > ls
+		at, headN, headWhole := -1, 0, false
+		if shared {
+			at, headN, headWhole = c.head(s[ls:le], ls)
+		}
+		// met: the text's scan resumes at at too, with whole at cumAt;
+		// tail: the last place it resumes at or before le, cumTail there.
+		met, cumAt := next == at && next <= le, whole
+		for start < end && end <= le {
+			whole += countPiece(v, e, s[start:end])
+			if end == at {
+				met, cumAt = true, whole
 			}
+			next = end
+			start, end = nextPiece(tab, s, end)
+		}
+		tail, cumTail := -1, whole
+		if next >= ls && next <= le {
+			tail = next
+		}
+		nl, nlEnd, nlN := -1, -1, 0 // the text's piece that holds the newline
+		if start < end && start <= le {
+			nl, nlEnd, nlN = start, end, countPiece(v, e, s[start:end])
+			whole += nlN
 			next = end
 			start, end = nextPiece(tab, s, end)
 		}
 		switch {
 		case le-ls > maxLine:
 			line(le-ls, -1)
-		case le == len(s):
-			line(le-ls, lc.whole(s[ls:le]))
+		case le == ls && le < len(s):
+			line(0, emptyLineTokens())
+		case headWhole:
+			line(le-ls, headN) // the copy is one piece
+		case met:
+			n := headN + cumTail - cumAt
+			if nl == tail && nlEnd == le+1 {
+				n += nlN // the text's newline piece is the copy's
+			} else {
+				n += c.from(s[:le+1], tail)
+			}
+			line(le-ls, n)
 		default:
-			line(le-ls, lc.line(s[ls:le], ls, resumesAtStart, pieces))
+			line(le-ls, c.whole(s[ls:le]))
 		}
 		ls = le + 1
 	}
 	return whole, true
 }
 
-// lineCounts counts lines' copies for CountLines with one encoder.
+// emptyLineTokens is Count(" \n"), an empty line's count.
+var emptyLineTokens = sync.OnceValue(func() int { return Count(" \n") })
+
+// maxKeptLineBytes bounds the copy buffer an encoder keeps between texts.
+const maxKeptLineBytes = 64 << 10
+
+// lineCounts counts lines' copies for CountLines with one encoder, whose
+// line buffer holds the copy.
 type lineCounts struct {
 	tab *[1 << 16]uint8
 	v   *vocab
 	e   *encoder
-	buf []byte // " " + line + "\n"
 }
 
 // copyOf is the line's copy as read_file shows it.
 func (c *lineCounts) copyOf(line string) string {
-	c.buf = append(append(append(c.buf[:0], ' '), line...), '\n')
-	return unsafe.String(unsafe.SliceData(c.buf), len(c.buf))
+	n := len(line) + 2
+	if cap(c.e.line) < n {
+		c.e.line = make([]byte, n+n/4)
+	}
+	a := c.e.line[:n]
+	a[0], a[n-1] = ' ', '\n'
+	copy(a[1:], line)
+	return unsafe.String(unsafe.SliceData(a), n)
+}
+
+// release drops a large copy buffer rather than keep it in the pool.
+func (c *lineCounts) release() {
+	if cap(c.e.line) > maxKeptLineBytes {
+		c.e.line = nil
+	}
+}
+
+// head returns the end of the first piece of line's copy, as a position
+// of the text (the line starts at ls), and its count; whole says that
+// piece is the whole copy. The copy starts with a space, which always
+// starts a piece.
+func (c *lineCounts) head(line string, ls int) (at, n int, whole bool) {
+	a := c.copyOf(line)
+	_, end := nextPiece(c.tab, a, 0)
+	return ls - 1 + end, countPiece(c.v, c.e, a[:end]), end == len(a)
 }
 
 // whole counts the line's copy from its start.
@@ -105,57 +164,6 @@ func (c *lineCounts) from(a string, i int) int {
 	n := 0
 	for start, end := nextPiece(c.tab, a, i); start < end; start, end = nextPiece(c.tab, a, end) {
 		n += countPiece(c.v, c.e, a[start:end])
-	}
-	return n
-}
-
-// line counts the copy of line, which starts at ls in the text and ends
-// in a newline there, taking what it can from the text's pieces that
-// start in it (pieces; resumesAtStart says the text's scan resumes at ls).
-// A position p of the text is p-ls+1 in the copy.
-func (c *lineCounts) line(line string, ls int, resumesAtStart bool, pieces []piece) int {
-	a := c.copyOf(line)
-	le := ls + len(line)
-	// tail: the last place the text's scan resumes before the piece that
-	// holds the newline at le; k pieces end there or before.
-	tail, k := -1, 0
-	if resumesAtStart {
-		tail = ls
-	}
-	for k < len(pieces) && pieces[k].end <= le {
-		tail = pieces[k].end
-		k++
-	}
-	if tail < 0 {
-		return c.from(a, 0)
-	}
-	// head: the copy's pieces up to the first place both scans resume.
-	head, j := 0, 0 // j: the text's pieces that end before the copy's scan
-	for start, end := nextPiece(c.tab, a, 0); start < end; start, end = nextPiece(c.tab, a, end) {
-		head += countPiece(c.v, c.e, a[start:end])
-		at := ls - 1 + end // where the copy's scan resumes, in the text
-		if at > tail {
-			break // the scans do not meet before the newline's piece
-		}
-		if at == ls && resumesAtStart {
-			return head + c.shared(pieces[:k], 0) + c.from(a, tail-ls+1)
-		}
-		for j < k && pieces[j].end < at {
-			j++
-		}
-		if j < k && pieces[j].end == at {
-			return head + c.shared(pieces[:k], j+1) + c.from(a, tail-ls+1)
-		}
-	}
-	return c.from(a, 0)
-}
-
-// shared adds up the counts of pieces[i:], the text's pieces the copy
-// has too.
-func (c *lineCounts) shared(pieces []piece, i int) int {
-	n := 0
-	for _, p := range pieces[i:] {
-		n += p.n
 	}
 	return n
 }
