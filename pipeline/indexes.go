@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
 	"github.com/repoprep/repoprep/internal/lineindex"
@@ -34,14 +35,8 @@ import (
 // (refresh.Prior.UpdateIndex, refresh.Prior.LineMarks). Either way the indexes are those a
 // build from scratch writes: a previous index that is not bound to the
 // previous files.json is not used at all.
-func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, recs []*stages.Record, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
-	var staged []*stages.Record
-	for _, rec := range recs {
-		if rec.Staged {
-			staged = append(staged, rec)
-		}
-	}
-	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
+// staged is stagedByPath's list.
+func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, staged []*stages.Record, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
 	// The line token counts are made beside the other indexes, on their
 	// own workers: they cost about as much CPU as the trigram index and
 	// need nothing from it. A refresh takes an unchanged text's counts
@@ -57,6 +52,77 @@ func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, rec
 		return err
 	}
 	return <-counting
+}
+
+// stagedByPath returns the staged records of recs, sorted by path: what
+// the indexes list, in their order.
+func stagedByPath(recs []*stages.Record) []*stages.Record {
+	var staged []*stages.Record
+	for _, rec := range recs {
+		if rec.Staged {
+			staged = append(staged, rec)
+		}
+	}
+	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
+	return staged
+}
+
+// indexBuild is writeIndexes running beside the writing of the other
+// outputs (run.build): wait joins it.
+type indexBuild struct {
+	done   chan error
+	cancel context.CancelFunc
+	took   time.Duration // its wall time, once done
+	err    error
+	waited bool
+}
+
+// indexesStarting, when set, is called as the index build starts, on its
+// goroutine; an error fails the build: tests hold the build back to see
+// what is written beside it.
+var indexesStarting func(ctx context.Context, out *snapshot.Pending) error
+
+// startIndexes starts writeIndexes of staged (stagedByPath) on its own
+// goroutine, then removes the line-token spill it copies from; a failure
+// is handed to failed as well.
+func (r *run) startIndexes(ctx context.Context, tree *os.Root, staged []*stages.Record, spill *stages.LineTokens, failed context.CancelCauseFunc) *indexBuild {
+	ctx, cancel := context.WithCancel(ctx)
+	b := &indexBuild{done: make(chan error, 1), cancel: cancel}
+	go func() {
+		begin := time.Now()
+		var err error
+		if indexesStarting != nil {
+			err = indexesStarting(ctx, r.out)
+		}
+		if err == nil {
+			err = writeIndexes(ctx, r.out, tree, staged, r.opts.Workers, r.prior, spill)
+		}
+		if cerr := spill.Close(); err == nil {
+			err = cerr
+		}
+		b.took = time.Since(begin)
+		if err != nil {
+			failed(err)
+		}
+		b.done <- err
+	}()
+	return b
+}
+
+// wait returns once the build is over, with its error; later calls return
+// the same.
+func (b *indexBuild) wait() error {
+	if !b.waited {
+		b.err, b.waited = <-b.done, true
+	}
+	return b.err
+}
+
+// stop cancels the build if it is still running and waits for it: a run
+// that fails elsewhere leaves nothing running.
+func (b *indexBuild) stop() {
+	b.cancel()
+	b.wait()
 }
 
 // writeSearchIndexes writes search.index and lines.json of staged (sorted

@@ -308,25 +308,35 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	t(recs)
 
-	t = r.timer("index", stagedOnly)
-	if err := writeIndexes(ctx, r.out, tree, recs, r.opts.Workers, r.prior, lineTokens); err != nil {
+	// The indexes are built while what needs only the records and the
+	// staged tree is written beside them (the refresh state's entries,
+	// files.json, REPO_MAP.md, oversize.json, instructions.json): the
+	// build spreads over the workers, the writing takes one core, and
+	// the two overlap instead of taking turns (writeBeside).
+	indexed := stagedByPath(recs) // before buildManifest consumes recs
+	cpu := cputime.Process()
+	// A failed build stops the writing beside it, and is the run's error.
+	beside, failed := context.WithCancelCause(ctx)
+	defer failed(nil)
+	ix := r.startIndexes(ctx, tree, indexed, lineTokens, failed)
+	defer ix.stop() // a failure beside it leaves nothing running
+	res := &Result{Findings: findings}
+	wrote, err := r.writeBeside(beside, staged.FS(), env, recs, pruned, decided, res)
+	if err != nil && ctx.Err() == nil && beside.Err() != nil {
+		err = context.Cause(beside) // the build failed first and stopped the writing
+	}
+	if err == nil {
+		err = ix.wait()
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := lineTokens.Close(); err != nil {
-		return nil, err
-	}
-	t(recs)
-
-	if r.reuse.Key != "" {
-		if r.state, err = refresh.NewState(r.reuse.Key, r.start, r.keys, r.prior, r.secrets.Values, env, recs, decided); err != nil {
-			return nil, err
-		}
-		r.state.Scan = r.scanSum
-	}
-
-	m := buildManifest(recs, pruned)
-	res := &Result{Manifest: m, Findings: findings}
-	if err := r.writeOutputs(ctx, staged.FS(), res); err != nil {
+	// The index stage is the build's wall time and the CPU of both but
+	// the writing's own (threadCPU: all of it where a thread's CPU time
+	// is not known); write is the writing's.
+	r.record("index", ix.took, cputime.Process()-cpu-wrote.cpu, indexed, nil)
+	r.recordWrite(wrote.took, wrote.cpu, res.Manifest)
+	if err := r.writeLast(res, wrote); err != nil {
 		return nil, err
 	}
 	return res, nil

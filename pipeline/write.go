@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -15,7 +16,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/repoprep/repoprep/instructions"
-	"github.com/repoprep/repoprep/internal/cputime"
+	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/repomap"
 	"github.com/repoprep/repoprep/report"
 	"github.com/repoprep/repoprep/snapshot"
@@ -38,61 +39,83 @@ func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *snapshot.Mani
 	return m
 }
 
-// writeOutputs writes every index file of the snapshot into the temporary
-// directory, report.json and report.html last (the refresh state after
-// them records every file's identity).
-func (r *run) writeOutputs(ctx context.Context, tree fs.FS, res *Result) error {
-	begin, cpu := time.Now(), cputime.Process()
-	m := res.Manifest
-	filesSum, err := r.writeFilesJSON(m)
-	if err != nil {
-		return err
+// written is what writeBeside wrote, for writeLast.
+type written struct {
+	took, cpu  time.Duration // writeBeside's wall and CPU time
+	filesSum   string        // files.json's BLAKE3 (hex)
+	repoMap    []byte
+	instructed *instructions.Index
+}
+
+// writeBeside writes, while the indexes are built, every file of the
+// snapshot that needs only the records and the staged tree: it takes the
+// refresh state's entries (before buildManifest consumes recs), then
+// writes files.json, secrets.json, oversize.json, REPO_MAP.md and
+// instructions.json. It runs on one goroutine, locked to its thread so
+// that its own CPU time is known (threadCPU) while the build runs beside
+// it.
+func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs []*stages.Record, pruned []stages.Pruned, decided []bool, res *Result) (wrote written, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	begin, cpu := time.Now(), threadCPU()
+	defer func() { wrote.took, wrote.cpu = time.Since(begin), threadCPU()-cpu }()
+	if r.reuse.Key != "" {
+		if r.state, err = refresh.NewState(r.reuse.Key, r.start, r.keys, r.prior, r.secrets.Values, env, recs, decided); err != nil {
+			return wrote, err
+		}
+		r.state.Scan = r.scanSum
+	}
+	m := buildManifest(recs, pruned)
+	res.Manifest = m
+	if wrote.filesSum, err = r.writeFilesJSON(m); err != nil {
+		return wrote, err
 	}
 	if err := writeSecrets(r.out, res.Findings, r.opts.Version); err != nil {
-		return err
+		return wrote, err
 	}
 	if err := r.out.WriteFile(snapshot.OversizeJSON, func(w *bufio.Writer) error {
 		// A preview reads to the end of a file's first line, however long:
 		// reads stop once the run is cancelled.
 		return snapshot.WriteOversize(w, m, ctxFS{ctx, tree}, r.opts.PreviewLines)
 	}); err != nil {
-		return err
+		return wrote, err
 	}
-	repoMap := r.prior.SameRepoMap(filesSum)
-	if repoMap == nil {
-		repoMap = repomap.Render(m, repomap.Options{Name: filepath.Base(r.opts.Root), Tree: tree})
+	wrote.repoMap = r.prior.SameRepoMap(wrote.filesSum)
+	if wrote.repoMap == nil {
+		wrote.repoMap = repomap.Render(m, repomap.Options{Name: filepath.Base(r.opts.Root), Tree: tree})
 	}
-	if err := r.out.WriteFile(snapshot.RepoMapMD, func(w *bufio.Writer) error { _, err := w.Write(repoMap); return err }); err != nil {
-		return err
+	if err := r.out.WriteFile(snapshot.RepoMapMD, func(w *bufio.Writer) error { _, err := w.Write(wrote.repoMap); return err }); err != nil {
+		return wrote, err
 	}
 	// instructions.json: the index of agent instruction files the server
 	// answers `instructions` from, built from the finished manifest and
 	// the staged (normalized, redacted) tree.
-	idx, err := instructions.Build(m, tree)
-	if err != nil {
-		return err
+	if wrote.instructed, err = instructions.Build(m, tree); err != nil {
+		return wrote, err
 	}
-	for _, w := range idx.Warnings {
+	for _, w := range wrote.instructed.Warnings {
 		r.opts.Logger.Warn(w) // the size bound left some files' imports out
 	}
-	if err := r.out.WriteJSON(snapshot.InstructionsJSON, idx); err != nil {
-		return err
+	if err := r.out.WriteJSON(snapshot.InstructionsJSON, wrote.instructed); err != nil {
+		return wrote, err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r.recordWrite(time.Since(begin), cputime.Process()-cpu, m)
+	return wrote, ctx.Err()
+}
+
+// writeLast writes, once the indexes are built, report.json and
+// report.html, then the refresh state, which records every other file's
+// identity (search.index's among them).
+func (r *run) writeLast(res *Result, wrote written) error {
 	res.Report = r.buildReport(res)
 	if err := r.out.WriteJSON(snapshot.ReportJSON, res.Report); err != nil {
 		return err
 	}
-	if err := r.out.WriteFile(snapshot.ReportHTML, reportHTML(res, idx)); err != nil {
+	if err := r.out.WriteFile(snapshot.ReportHTML, reportHTML(res, wrote.instructed)); err != nil {
 		return err
 	}
 	if r.state != nil {
-		// Last: the state records every other file's identity.
-		sum := blake3.Sum256(repoMap)
-		return r.state.Write(r.out, filesSum, hex.EncodeToString(sum[:]), m, res.Findings, r.keys)
+		sum := blake3.Sum256(wrote.repoMap)
+		return r.state.Write(r.out, wrote.filesSum, hex.EncodeToString(sum[:]), res.Manifest, res.Findings, r.keys)
 	}
 	return nil
 }

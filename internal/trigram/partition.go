@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"sync"
 )
 
@@ -17,6 +18,7 @@ const maxPartitions = 16
 // from every file's set, taken in id order.
 type partition struct {
 	builder
+	k      int // its place among the partitions: which share of a fileSet it takes
 	lo, hi uint32
 	limit  int           // pairs held before a run is flushed
 	in     chan addition // the sets, in id order
@@ -47,6 +49,7 @@ func newPartitions(points []uint32, tmpDir string, limit int) *partitions {
 	for _, hi := range append(points, 1<<24) {
 		ps.parts = append(ps.parts, &partition{
 			builder: builder{tmpDir: tmpDir},
+			k:       len(ps.parts),
 			lo:      lo, hi: hi,
 			limit: max(limit, 1),
 			in:    make(chan addition, 64),
@@ -102,10 +105,13 @@ func (ps *partitions) finish() error {
 	return <-ps.done
 }
 
-// add appends the pairs of set that fall in p's range, flushing the pairs
-// held to a run first if they would outgrow p.limit.
+// add appends the pairs of set that fall in p's range (its share, grouped
+// by the splitter), flushing the pairs held to a run first if they would
+// outgrow p.limit. Where the runs are cut does not change the index: the
+// merge joins a trigram's lists from every run in id order.
 func (p *partition) add(set *fileSet, id int) error {
-	if len(p.post) > 0 && len(p.post)+len(set.trigrams) > p.limit {
+	own := set.share(p.k)
+	if len(p.post) > 0 && len(p.post)+len(own) > p.limit {
 		if err := p.flushRun(); err != nil {
 			return err
 		}
@@ -113,11 +119,11 @@ func (p *partition) add(set *fileSet, id int) error {
 	if p.post == nil {
 		p.post = make([]uint64, 0, p.limit)
 	}
-	width := p.hi - p.lo
-	for _, t := range set.trigrams {
-		if t-p.lo < width {
-			p.post = append(p.post, uint64(t)<<32|uint64(id))
-		}
+	n := len(p.post)
+	p.post = slices.Grow(p.post, len(own))[:n+len(own)]
+	dst := p.post[n:]
+	for i, t := range own {
+		dst[i] = uint64(t)<<32 | uint64(id)
 	}
 	return nil
 }

@@ -119,7 +119,7 @@ func BuildOpen(ctx context.Context, files []File, open Opener, dst, tmpDir strin
 			return err
 		}
 	}
-	sets := splitAll(ctx, files, workers, open)
+	sets := splitAll(ctx, files, workers, open, points)
 	defer sets.stop()
 	parts := newPartitions(points, tmpDir, maxPairs/n)
 	defer parts.remove()
@@ -237,9 +237,16 @@ type builder struct {
 	trigrams int // distinct trigrams written
 }
 
-// fileSet is one file's distinct trigrams, in the order they first occur.
+// fileSet is one file's distinct trigrams, grouped by the partition that
+// owns them (partitions ascending; within one, in the order they first
+// occur): partition k's are trigrams[ends[k-1]:ends[k]]. The splitting
+// worker groups them, so that each partition copies its own share
+// without testing every trigram against its range, a branch taken about
+// every other time at two partitions (on Go's src/, partition.add's own
+// CPU 0.17 → 0.11 s at two workers; BenchmarkBuildGoSrc's CPU 0.91×).
 type fileSet struct {
 	trigrams []uint32
+	ends     [maxPartitions]int32
 	size     int64
 	err      error
 	users    atomic.Int32 // partitions yet to add it
@@ -251,7 +258,64 @@ type fileSet struct {
 type splitter struct {
 	seen []uint64
 	buf  []byte
-	open Opener // for a File without Open; nil: every File has one
+	open Opener   // for a File without Open; nil: every File has one
+	tmp  []uint32 // what group scatters a set into
+}
+
+// owners maps a trigram's first byte to the partition that owns it.
+type owners struct {
+	of    [256]uint8
+	parts int
+}
+
+// newOwners returns the owners of the ranges that points (ascending
+// trigrams, each a first byte shifted left by 16: splitPoints) cut.
+func newOwners(points []uint32) *owners {
+	o := &owners{parts: len(points) + 1}
+	k := 0
+	for lead := range 256 {
+		for k < len(points) && uint32(lead)<<16 >= points[k] {
+			k++
+		}
+		o.of[lead] = uint8(k)
+	}
+	return o
+}
+
+// group orders set's trigrams by owning partition and sets set.ends; the
+// order within a partition's share is kept.
+func (sp *splitter) group(set *fileSet, o *owners) {
+	if o.parts == 1 {
+		set.ends[0] = int32(len(set.trigrams))
+		return
+	}
+	var count [maxPartitions]int32
+	for _, t := range set.trigrams {
+		count[o.of[t>>16]]++
+	}
+	var at [maxPartitions]int32 // where each partition's next trigram goes
+	sum := int32(0)
+	for k := range o.parts {
+		at[k] = sum
+		sum += count[k]
+		set.ends[k] = sum
+	}
+	sp.tmp = slices.Grow(sp.tmp[:0], len(set.trigrams))[:len(set.trigrams)]
+	for _, t := range set.trigrams {
+		k := o.of[t>>16]
+		sp.tmp[at[k]] = t
+		at[k]++
+	}
+	set.trigrams, sp.tmp = sp.tmp, set.trigrams
+}
+
+// share is partition k's trigrams of set.
+func (set *fileSet) share(k int) []uint32 {
+	lo := int32(0)
+	if k > 0 {
+		lo = set.ends[k-1]
+	}
+	return set.trigrams[lo:set.ends[k]]
 }
 
 // split reads one file and returns each distinct trigram in it, appended
@@ -427,8 +491,10 @@ func (w *window) stop() {
 	w.cond.Broadcast()
 }
 
-// splitAll starts workers splitting files.
-func splitAll(ctx context.Context, files []File, workers int, open Opener) *sets {
+// splitAll starts workers splitting files, each set grouped by the
+// partitions that points cut.
+func splitAll(ctx context.Context, files []File, workers int, open Opener, points []uint32) *sets {
+	own := newOwners(points)
 	s := &sets{quit: make(chan struct{})}
 	s.win.cond.L = &s.win.mu
 	s.win.maxFiles = windowFilesPerWorker * workers
@@ -451,6 +517,9 @@ func splitAll(ctx context.Context, files []File, workers int, open Opener) *sets
 				set.weight = weight
 				if set.err = ctx.Err(); set.err == nil {
 					set.trigrams, set.size, set.err = sp.split(files[id], set.trigrams[:0])
+				}
+				if set.err == nil {
+					sp.group(set, own)
 				}
 				select {
 				case s.ready[id%len(s.ready)] <- set:
