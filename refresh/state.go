@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/subtle"
 	"encoding/gob"
@@ -10,6 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/zeebo/blake3"
@@ -20,10 +23,14 @@ import (
 	"github.com/repoprep/repoprep/stages"
 )
 
-const stateSchema = "repoprep.refresh-state/v3"
+// stateSchema v4: the files and the manifest's entries follow the State
+// in chunks (stateChunkLen), so neither the writer nor gob's encoder
+// holds the whole body.
+const stateSchema = "repoprep.refresh-state/v4"
 
 // State is the refresh state of a snapshot being built: the file's body,
-// after its MAC line, in gob. A
+// after its MAC line, in gob: the State without its Files and its
+// Manifest's entries, then those in chunks of at most stateChunkLen. A
 // refresh decodes it in a twelfth of the time JSON takes (7 against 94 ms
 // for Go's src/), and only ever decodes one this build wrote (the MAC
 // says so first).
@@ -57,7 +64,16 @@ type State struct {
 	Scan      string
 	Published []published
 	Dirs      []published
+	// NumFiles and NumEntries are how many Files and Manifest entries
+	// follow the State in chunks.
+	NumFiles, NumEntries int
 }
+
+// stateChunkLen is how many files or entries one gob value of the state
+// holds: the state is written as it is encoded, never held whole (it is
+// about 280 bytes a file; encoded as one value, gob's buffer and the
+// file's held it twice at the end of a run, at its peak of memory).
+const stateChunkLen = 1024
 
 // stateEntry is one regular file the scan left for the per-file stages.
 type stateEntry struct {
@@ -165,13 +181,50 @@ func readState(snap *snapshot.Snapshot, macKey []byte) (*State, error) {
 	if err := dec.Decode(&st); err != nil {
 		return nil, fmt.Errorf("refresh state: %w", err)
 	}
-	if err := dec.Decode(new(State)); err != io.EOF {
-		return nil, errors.New("refresh state: trailing data")
-	}
 	if st.Schema != stateSchema {
 		return nil, fmt.Errorf("refresh state: schema %q, want %q", st.Schema, stateSchema)
 	}
+	if st.NumEntries > 0 && st.Manifest == nil || st.Files != nil || st.Manifest != nil && st.Manifest.Files != nil {
+		return nil, errors.New("refresh state: malformed")
+	}
+	// Each chunk's element takes at least a byte: the counts are bounded
+	// by the body before anything is made of them.
+	var err2 error
+	if st.Files, err2 = decodeChunks[stateEntry](dec, st.NumFiles, len(body)); err2 != nil {
+		return nil, fmt.Errorf("refresh state: files: %w", err2)
+	}
+	if st.Manifest != nil {
+		if st.Manifest.Files, err2 = decodeChunks[snapshot.Entry](dec, st.NumEntries, len(body)); err2 != nil {
+			return nil, fmt.Errorf("refresh state: entries: %w", err2)
+		}
+	}
+	if err := dec.Decode(new(State)); err != io.EOF {
+		return nil, errors.New("refresh state: trailing data")
+	}
 	return &st, nil
+}
+
+// decodeChunks decodes the chunks of n values that follow in dec (nil
+// when n is 0, as gob decodes an empty slice); limit bounds n.
+func decodeChunks[T any](dec *gob.Decoder, n, limit int) ([]T, error) {
+	if n < 0 || n > limit {
+		return nil, fmt.Errorf("%d values in a body of %d bytes", n, limit)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]T, 0, n)
+	for len(out) < n {
+		var chunk []T
+		if err := dec.Decode(&chunk); err != nil {
+			return nil, err
+		}
+		if len(chunk) == 0 || len(chunk) > n-len(out) {
+			return nil, fmt.Errorf("a chunk of %d values where %d remain", len(chunk), n-len(out))
+		}
+		out = append(out, chunk...)
+	}
+	return out, nil
 }
 
 func stateMAC(key, body []byte) []byte {
@@ -207,28 +260,53 @@ func (st *State) Write(out *snapshot.Pending, filesSum, repoMapSum string, m *sn
 	if st.Published, st.Dirs, err = recordPublished(out.Dir(), m, known); err != nil {
 		return err
 	}
-	// Grown once, to about what a state holds per file (Go's src/: 3.2 MB
-	// for 11,478 files): doubling from empty cost a fifth of Write.
-	var b bytes.Buffer
-	b.Grow(stateBytesPerFile*len(m.Files) + 64<<10)
-	if err := gob.NewEncoder(&b).Encode(st); err != nil {
-		return err
-	}
-	body := b.Bytes()
-	macKey := keys.mac
 	f, err := os.OpenFile(out.Path(snapshot.StateFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(append([]byte("mac "), stateMAC(macKey, body)...), '\n'))
+	// The MAC line comes first and covers the body, which is written as
+	// it is encoded: the line's place is kept, and filled once the body
+	// is written.
+	mac, _ := blake3.NewKeyed(keys.mac) // 32 bytes: never fails
+	line := []byte("mac " + strings.Repeat("0", 2*32) + "\n")
+	_, err = f.Write(line)
 	if err == nil {
-		_, err = f.Write(body)
+		w := bufio.NewWriterSize(io.MultiWriter(f, mac), 64<<10)
+		if err = st.encode(w, m); err == nil {
+			err = w.Flush()
+		}
+	}
+	if err == nil {
+		_, err = f.WriteAt([]byte(hex.EncodeToString(mac.Sum(nil))), int64(len("mac ")))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", snapshot.StateFile, err)
+	}
+	return nil
+}
+
+// encode writes st's body to w: st without its files and its manifest's
+// entries (m's), then those in chunks.
+func (st *State) encode(w io.Writer, m *snapshot.Manifest) error {
+	head := *st
+	head.Files, head.NumFiles = nil, len(st.Files)
+	head.Manifest, head.NumEntries = &snapshot.Manifest{Schema: m.Schema, Pruned: m.Pruned}, len(m.Files)
+	enc := gob.NewEncoder(w)
+	if err := enc.Encode(&head); err != nil {
+		return err
+	}
+	for chunk := range slices.Chunk(st.Files, stateChunkLen) {
+		if err := enc.Encode(chunk); err != nil {
+			return err
+		}
+	}
+	for chunk := range slices.Chunk(m.Files, stateChunkLen) {
+		if err := enc.Encode(chunk); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -251,6 +329,10 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 		return nil, err
 	}
 	copies := stagedCopies(env, recs)
+	// Made to its largest size at once: grown by append, a tree's
+	// entries (184 bytes each) took up to twice that at the end of a run,
+	// its peak of memory.
+	st.Files = make([]stateEntry, 0, len(recs))
 	for i, rec := range recs {
 		id := rec.Identity()
 		if decided[i] || rec.Kind != stages.KindFile || id == (stages.Identity{}) || rec.Reason == "secret-in-name" {
@@ -286,10 +368,6 @@ func NewState(key string, start time.Time, keys Keys, p *Prior, values *secrets.
 	}
 	return st, nil
 }
-
-// stateBytesPerFile is about what the state's gob takes per manifest
-// entry, with its stateEntry (Write sizes its buffer by it).
-const stateBytesPerFile = 288
 
 // fileSum is the BLAKE3 (hex) of the file name, read as a stream.
 func fileSum(name string) (string, error) {

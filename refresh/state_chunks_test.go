@@ -1,0 +1,129 @@
+package refresh
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"testing"
+
+	"github.com/repoprep/repoprep/snapshot"
+)
+
+// writeState writes st with a manifest of entries into a pending
+// snapshot and returns the state read back and the bytes Write allocated.
+func writeState(t *testing.T, st *State, m *snapshot.Manifest) (*State, uint64) {
+	t.Helper()
+	keys := NewKeys([]byte("a fingerprint key of 32 bytes..."))
+	lock, err := snapshot.Acquire(t.TempDir()+"/out", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	p, err := lock.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Discard()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := st.Write(p, "files", "map", m, nil, keys); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if err := p.WriteJSON(snapshot.FilesJSON, m); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := snapshot.Open(p.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	got, err := readState(snap, keys.mac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, after.TotalAlloc - before.TotalAlloc
+}
+
+func chunkedState(n int) (*State, *snapshot.Manifest) {
+	st := &State{Schema: stateSchema, Key: "blake3:k", StartedNs: 1}
+	m := &snapshot.Manifest{Schema: snapshot.FilesSchema, Pruned: []snapshot.Pruned{{Path: "vendor", Reason: "vendored"}}}
+	for i := range n {
+		path := fmt.Sprintf("d%03d/file%06d.go", i%100, i)
+		st.Files = append(st.Files, stateEntry{Path: path, Ino: uint64(i), Size: int64(i), Dir: "d"})
+		m.Files = append(m.Files, snapshot.Entry{Path: path, Size: int64(i), Category: "source", Staged: true,
+			Hash: fmt.Sprintf("blake3:%064x", i), Lines: i, Tokens: 2 * i})
+	}
+	return st, m
+}
+
+// TestStateChunks: the state's files and manifest entries are written in
+// chunks of stateChunkLen and read back whole, on either side of a
+// chunk's boundary (the files and the entries may differ in number).
+func TestStateChunks(t *testing.T) {
+	for _, n := range []int{0, 1, stateChunkLen - 1, stateChunkLen, stateChunkLen + 1, 2*stateChunkLen + 7} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			st, m := chunkedState(n)
+			if n > 0 {
+				st.Files = st.Files[1:] // one file fewer than entries
+			}
+			wantFiles, wantEntries := st.Files, m.Files
+			got, _ := writeState(t, st, m)
+			if len(got.Files) != len(wantFiles) || got.Manifest == nil || len(got.Manifest.Files) != len(wantEntries) {
+				t.Fatalf("read back %d files and %v, want %d files and %d entries", len(got.Files), got.Manifest, len(wantFiles), len(wantEntries))
+			}
+			for i := range wantFiles {
+				if got.Files[i] != wantFiles[i] {
+					t.Fatalf("file %d: %+v, want %+v", i, got.Files[i], wantFiles[i])
+				}
+			}
+			for i := range wantEntries {
+				if got.Manifest.Files[i] != wantEntries[i] {
+					t.Fatalf("entry %d: %+v, want %+v", i, got.Manifest.Files[i], wantEntries[i])
+				}
+			}
+			if len(got.Manifest.Pruned) != 1 || got.Manifest.Schema != snapshot.FilesSchema {
+				t.Errorf("manifest head %+v", got.Manifest)
+			}
+		})
+	}
+}
+
+// TestStateWriteHoldsNoBody: Write streams the state to its file; it
+// never holds the body whole. Before, it grew a buffer to 288 bytes a
+// file and gob encoded the whole State into its own buffer first: the
+// body twice, at the run's peak of memory (about 560 bytes a file here).
+func TestStateWriteHoldsNoBody(t *testing.T) {
+	const n = 20_000
+	st, m := chunkedState(n)
+	st0, m0 := chunkedState(100)
+	_, small := writeState(t, st0, m0)
+	_, alloc := writeState(t, st, m)
+	perFile := float64(alloc-small) / (n - 100)
+	t.Logf("Write allocated %d bytes for %d files: %.0f bytes a file beyond 100 files", alloc, n, perFile)
+	if perFile > 64 {
+		t.Errorf("Write allocates %.0f bytes a file, want it to stream the body (under 64)", perFile)
+	}
+}
+
+// FuzzDecodeChunks: whatever follows the state's head, decodeChunks
+// gives n values or an error, never more than it was told to expect
+// nor a panic; its cost is bounded by the body.
+func FuzzDecodeChunks(f *testing.F) {
+	var b bytes.Buffer
+	enc := gob.NewEncoder(&b)
+	enc.Encode([]stateEntry{{Path: "a"}, {Path: "b"}})
+	enc.Encode([]stateEntry{{Path: "c"}})
+	f.Add(b.Bytes(), 3)
+	f.Add(b.Bytes(), 2)
+	f.Add([]byte{}, 1)
+	f.Fuzz(func(t *testing.T, body []byte, n int) {
+		got, err := decodeChunks[stateEntry](gob.NewDecoder(bytes.NewReader(body)), n, len(body))
+		if err == nil && len(got) != max(n, 0) {
+			t.Fatalf("%d values, want %d", len(got), n)
+		}
+	})
+}
