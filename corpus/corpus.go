@@ -155,11 +155,13 @@ func checkFormat(f string) (string, error) {
 
 // Run builds the corpus: every repository of the shard (every one of LIST
 // when Shard is zero) is run to DIR/repos/NAME/ — refreshed, when the
-// snapshot there is current — side by side within the worker budget. A
-// repository that fails is recorded by name and the others go on. A whole
-// run then writes DIR/corpus/; a shard writes DIR/parts/K-of-N/, which
-// Merge reads. The error is for the corpus as a whole: bad options, a
-// cancelled context, a table that cannot be written.
+// snapshot there is current — side by side within the worker budget, the
+// largest first (schedule). A repository that fails is recorded by name
+// and the others go on. A whole run writes DIR/corpus/ beside the builds,
+// in LIST order as far as they are done (tableRun); a shard writes
+// DIR/parts/K-of-N/, which Merge reads. The error is for the corpus as a
+// whole: bad options, a cancelled context, a table that cannot be
+// written.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -178,30 +180,49 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	defer opts.Progress.Done()
 	opts.Progress.Start(len(mine))
 	res := &Result{Repos: make([]RepoResult, len(mine))}
-	// A whole run reads each published snapshot for the table right after
-	// its run, in the same worker, while the others build.
-	var digests []*repoRows
-	if opts.Shard.Whole() {
-		digests = make([]*repoRows, len(mine))
-		go licenseScanner() // a second of one core, built while the repositories run
-	}
 	jobs, perRun := budget(opts.Workers, len(mine))
+	paths := make([]string, len(mine))
+	for slot, i := range mine {
+		paths[slot] = opts.List[i].Path
+	}
+	order := schedule(ctx, paths, opts.Workers)
+	// A whole run writes the table beside the builds (writeTable): each
+	// repository is read for it right after its run, in the same worker,
+	// and handed over by its slot.
+	var table *tableRun
+	if opts.Shard.Whole() {
+		go licenseScanner() // a second of one core, built while the repositories run
+		table = startTable(ctx, tableInput{
+			dir: opts.Dir, format: opts.Format, version: opts.Run.Version, options: fp,
+			statuses: make([]repoStatus, len(mine)), digests: make([]*repoRows, len(mine)),
+			workers: opts.Workers, logger: opts.Logger,
+		})
+		defer table.stop()
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobs)
-	for slot, i := range mine {
+	for _, slot := range order {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			e := opts.List[i]
+			e := opts.List[mine[slot]]
 			rr, m := buildRepo(gctx, opts, e, perRun)
-			if rr.Err == nil && digests != nil {
-				digests[slot], rr.Err = digestRepo(gctx, repoDir(opts.Dir, e.Name), e.Name, perRun, m)
+			var digest *repoRows
+			if rr.Err == nil && table != nil {
+				digest, rr.Err = digestRepo(gctx, repoDir(opts.Dir, e.Name), e.Name, perRun, m)
 			}
 			if ctx.Err() != nil {
 				return ctx.Err() // cancelled: not a failure of this repository
 			}
 			res.Repos[slot] = rr
+			if table != nil {
+				st := repoStatus{Name: rr.Name}
+				if rr.Err != nil {
+					st.Error = rr.Err.Error()
+				}
+				table.done(slot, st, digest)
+			}
 			opts.Progress.Repo(e.Name, rr.Err)
 			return nil
 		})
@@ -215,18 +236,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if !opts.Shard.Whole() {
 		return res, writePart(opts, fp, res.Repos)
 	}
-	statuses := make([]repoStatus, len(res.Repos))
-	for k, rr := range res.Repos {
-		statuses[k] = repoStatus{Name: rr.Name}
-		if rr.Err != nil {
-			statuses[k].Error = rr.Err.Error()
-			digests[k] = nil
-		}
-	}
-	m, err := writeTable(ctx, tableInput{
-		dir: opts.Dir, format: opts.Format, version: opts.Run.Version, options: fp,
-		statuses: statuses, digests: digests, workers: opts.Workers, logger: opts.Logger,
-	})
+	m, err := table.wait()
 	if err != nil {
 		return nil, err
 	}

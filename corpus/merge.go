@@ -158,12 +158,24 @@ func Merge(ctx context.Context, opts MergeOptions) (*Manifest, error) {
 	go licenseScanner()
 	defer opts.Progress.Done()
 	opts.Progress.Start(len(statuses))
-	digests := make([]*repoRows, len(statuses))
+	// The table is written beside the digests, in LIST order as far as
+	// they are done (tableRun); the digests start in LIST order to keep
+	// it moving.
+	table := startTable(ctx, tableInput{
+		dir: opts.Dir, format: opts.Format, version: first.Options.Version, options: first.Options,
+		statuses: make([]repoStatus, len(statuses)), digests: make([]*repoRows, len(statuses)),
+		workers: opts.Workers, logger: opts.Logger,
+	})
+	defer table.stop()
 	jobs, perRepo := budget(opts.Workers, len(statuses))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobs)
 	for i, st := range statuses {
+		if gctx.Err() != nil {
+			break
+		}
 		if st.Error != "" {
+			table.done(i, st, nil)
 			opts.Progress.Repo(st.Name, errors.New(st.Error))
 			continue
 		}
@@ -175,7 +187,7 @@ func Merge(ctx context.Context, opts MergeOptions) (*Manifest, error) {
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", ReposDir, st.Name, err)
 			}
-			digests[i] = rr
+			table.done(i, st, rr)
 			opts.Progress.Files(len(rr.rows))
 			opts.Progress.Repo(st.Name, nil)
 			return nil
@@ -184,10 +196,10 @@ func Merge(ctx context.Context, opts MergeOptions) (*Manifest, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return writeTable(ctx, tableInput{
-		dir: opts.Dir, format: opts.Format, version: first.Options.Version, options: first.Options,
-		statuses: statuses, digests: digests, workers: opts.Workers, logger: opts.Logger,
-	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return table.wait()
 }
 
 // readParts reads every DIR/parts/K-of-N/part.json and returns those of

@@ -70,7 +70,7 @@ func sketch(text []byte) *signature {
 	for i := range sig {
 		sig[i] = ^uint32(0)
 	}
-	var window [shingleTokens]uint64 // the last tokens' hashes, a ring
+	var window [shingleTokens]uint64 // the last tokens' hashes, oldest first
 	// seen holds shingle hashes already taken, by their low bits: a
 	// shingle met again (code repeats itself) cannot lower any minimum,
 	// so its permutations are skipped. The signature is the same.
@@ -83,16 +83,18 @@ func sketch(text []byte) *signature {
 	)
 	h, inToken := uint64(fnvOffset), false
 	end := func() {
-		window[tokens%shingleTokens] = h
+		copy(window[:], window[1:])
+		window[shingleTokens-1] = h
 		tokens++
 		h, inToken = fnvOffset, false
 		if tokens < shingleTokens {
 			return
 		}
-		// The shingle's hash, over its tokens in order.
+		// The shingle's hash, over its tokens in order: the window
+		// shifts rather than turns, so no index is taken modulo 5.
 		var s uint64
-		for k := tokens - shingleTokens; k < tokens; k++ {
-			s = (s ^ window[k%shingleTokens]) * fnvPrime
+		for _, w := range window {
+			s = (s ^ w) * fnvPrime
 		}
 		x := mix64(s)
 		shingles++
@@ -136,10 +138,13 @@ func sketch(text []byte) *signature {
 	if shingles < minShingles {
 		return nil
 	}
-	for _, x := range batch[:batched] {
-		for i := range sig {
-			sig[i] = min(sig[i], uint32((perm[i][0]*x+perm[i][1])>>32))
+	if batched > 0 {
+		// The last, short batch is filled with its first shingle again:
+		// a minimum taken twice is the same minimum.
+		for k := batched; k < batchShingles; k++ {
+			batch[k] = batch[0]
 		}
+		lowerBatch(sig, &batch)
 	}
 	return sig
 }
@@ -156,10 +161,22 @@ var wordByte = func() (t [utf8.RuneSelf]bool) {
 const batchShingles = 8
 
 // lowerBatch lowers each permutation's minimum in sig to the least of
-// xs's hashes under it. Eight independent multiplies a permutation keep
-// the multiplier busy where one a shingle waited on the load and store of
-// sig's value; the order shingles are taken in cannot change a minimum.
+// xs's hashes under it: eight permutations an instruction with AVX-512
+// (minhash_amd64.s), else lowerBatchGo. The order shingles are taken in
+// cannot change a minimum, and neither can how: the signatures are the
+// same (TestLowerBatch).
 func lowerBatch(sig *signature, xs *[batchShingles]uint64) {
+	if useAVX512 {
+		lowerBatchAVX512(sig, xs, &permA, &permB)
+		return
+	}
+	lowerBatchGo(sig, xs)
+}
+
+// lowerBatchGo is lowerBatch in Go. Eight independent multiplies a
+// permutation keep the multiplier busy where one a shingle waited on the
+// load and store of sig's value.
+func lowerBatchGo(sig *signature, xs *[batchShingles]uint64) {
 	x0, x1, x2, x3, x4, x5, x6, x7 := xs[0], xs[1], xs[2], xs[3], xs[4], xs[5], xs[6], xs[7]
 	for i := range sig {
 		a, b := perm[i][0], perm[i][1]
@@ -168,6 +185,15 @@ func lowerBatch(sig *signature, xs *[batchShingles]uint64) {
 		sig[i] = min(sig[i], m, n)
 	}
 }
+
+// permA and permB are perm's multipliers and addends apart, as the
+// vector instructions load them, eight at a time.
+var permA, permB = func() (a, b [permutations]uint64) {
+	for i := range perm {
+		a[i], b[i] = perm[i][0], perm[i][1]
+	}
+	return a, b
+}()
 
 // seenSlots is the size of sketch's table of shingles already taken: 8
 // KiB of stack, enough for the repeats a file's nearby lines make.

@@ -43,8 +43,26 @@ type tableInput struct {
 	options              RunOptions
 	statuses             []repoStatus // every repository of LIST, in order
 	digests              []*repoRows  // the same order; nil where the repository failed
-	workers              int
-	logger               *slog.Logger
+	// ready, when not nil, says when statuses[i] and digests[i] are set:
+	// ready[i] is closed then. The table is written in LIST order as far
+	// as the repositories are ready, while the rest still build (see
+	// writeTable); nil means all are set.
+	ready   []chan struct{}
+	workers int
+	logger  *slog.Logger
+}
+
+// wait waits until repository i of LIST is ready.
+func (in *tableInput) wait(ctx context.Context, i int) error {
+	if in.ready == nil {
+		return ctx.Err()
+	}
+	select {
+	case <-in.ready[i]:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // marks are a repository's rows' duplicate marks, by row.
@@ -52,48 +70,54 @@ type marks struct {
 	dup, near []*string // NAME/path of the first copy; nil for none
 }
 
-// decide marks exact and near duplicates across the corpus, in LIST
-// order then path order: a text is an exact duplicate of its first copy
-// by hash; a text that is not is compared with the near-duplicate index.
-// Empty texts are never duplicates, as in a snapshot (twenty empty
-// __init__.py files are not one file).
-func decide(digests []*repoRows) []marks {
-	out := make([]marks, len(digests))
-	first := map[[32]byte]*string{}
-	near := newNearIndex()
-	for i, rr := range digests {
-		if rr == nil {
+// decider marks exact and near duplicates across the corpus, one
+// repository at a time in LIST order, then path order: a text is an exact
+// duplicate of its first copy by hash; a text that is not is compared
+// with the near-duplicate index. A repository's marks depend on it and
+// the repositories before it in LIST, never after, which is what lets the
+// table be written while later repositories still build. Empty texts are
+// never duplicates, as in a snapshot (twenty empty __init__.py files are
+// not one file).
+type decider struct {
+	first map[[32]byte]*string
+	near  *nearIndex
+}
+
+func newDecider() *decider { return &decider{first: map[[32]byte]*string{}, near: newNearIndex()} }
+
+// repo marks rr's rows, the next repository of LIST that did not fail.
+func (d *decider) repo(rr *repoRows) marks {
+	out := marks{dup: make([]*string, len(rr.rows)), near: make([]*string, len(rr.rows))}
+	for k := range rr.rows {
+		row := &rr.rows[k]
+		if row.bytes == 0 {
 			continue
 		}
-		out[i] = marks{dup: make([]*string, len(rr.rows)), near: make([]*string, len(rr.rows))}
-		for k := range rr.rows {
-			row := &rr.rows[k]
-			if row.bytes == 0 {
-				continue
-			}
-			if c, ok := first[row.hash]; ok {
-				out[i].dup[k] = c
-				continue
-			}
-			name := rr.name + "/" + row.path
-			first[row.hash] = &name
-			if row.sig == nil {
-				continue
-			}
-			if rep := near.add(row.sig, name); rep != "" {
-				out[i].near[k] = &rep
-			}
+		if c, ok := d.first[row.hash]; ok {
+			out.dup[k] = c
+			continue
+		}
+		name := rr.name + "/" + row.path
+		d.first[row.hash] = &name
+		if row.sig == nil {
+			continue
+		}
+		if rep := d.near.add(row.sig, name); rep != "" {
+			out.near[k] = &rep
 		}
 	}
 	return out
 }
 
-// writeTable decides the duplicates, writes every row with its content
-// (read again from the snapshots and checked against the digest) and the
-// manifest into a pending DIR/corpus, and publishes it atomically: a
-// reader sees the previous table or the new one.
+// writeTable writes every row with its content (read again from the
+// snapshots and checked against the digest) and the manifest into a
+// pending DIR/corpus, in LIST order, deciding each repository's
+// duplicates as it comes to it, and publishes it atomically: a reader
+// sees the previous table or the new one. With in.ready it writes each
+// repository as soon as it and all before it are ready, so most of the
+// table is written while the last repositories build, and what is left
+// at the end is theirs.
 func writeTable(ctx context.Context, in tableInput) (*Manifest, error) {
-	marked := decide(in.digests)
 	lock, err := snapshot.Acquire(filepath.Join(in.dir, CorpusDir), in.logger)
 	if err != nil {
 		return nil, err
@@ -110,14 +134,18 @@ func writeTable(ctx context.Context, in tableInput) (*Manifest, error) {
 	}
 	tw := newTableWriter(pend.Dir(), in.format, in.version)
 	defer tw.abort()
-	for i, st := range in.statuses {
-		rr := in.digests[i]
+	dec := newDecider()
+	for i := range in.statuses {
+		if err := in.wait(ctx, i); err != nil {
+			return nil, err
+		}
+		st, rr := in.statuses[i], in.digests[i]
 		if st.Error != "" || rr == nil {
 			m.Failures = append(m.Failures, Failure{Name: st.Name, Error: st.Error})
 			continue
 		}
 		sum := RepoSummary{Name: rr.name, License: rr.license}
-		if err := writeRepo(ctx, tw, repoDir(in.dir, rr.name), rr, marked[i], &sum); err != nil {
+		if err := writeRepo(ctx, tw, repoDir(in.dir, rr.name), rr, dec.repo(rr), &sum); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", ReposDir, rr.name, err)
 		}
 		m.Repos = append(m.Repos, sum)
