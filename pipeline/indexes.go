@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/repoprep/repoprep/internal/dirfd"
@@ -35,8 +33,8 @@ import (
 // (refresh.Prior.UpdateIndex, refresh.Prior.LineMarks). Either way the indexes are those a
 // build from scratch writes: a previous index that is not bound to the
 // previous files.json is not used at all.
-// staged is stagedByPath's list.
-func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, staged []*stages.Record, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
+// staged is buildManifest's list, sorted by path.
+func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, staged []stages.StagedText, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
 	// The line token counts are made beside the other indexes, on their
 	// own workers: they cost about as much CPU as the trigram index and
 	// need nothing from it. A refresh takes an unchanged text's counts
@@ -54,17 +52,16 @@ func writeIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, sta
 	return <-counting
 }
 
-// stagedByPath returns the staged records of recs, sorted by path: what
-// the indexes list, in their order.
-func stagedByPath(recs []*stages.Record) []*stages.Record {
-	var staged []*stages.Record
+// stagedCount is the number and source bytes of the staged records among
+// recs: the index stage's row in report.json.
+func stagedCount(recs []*stages.Record) (files int, bytes int64) {
 	for _, rec := range recs {
 		if rec.Staged {
-			staged = append(staged, rec)
+			files++
+			bytes += rec.Size
 		}
 	}
-	slices.SortFunc(staged, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
-	return staged
+	return files, bytes
 }
 
 // indexBuild is writeIndexes running beside the writing of the other
@@ -82,16 +79,22 @@ type indexBuild struct {
 // what is written beside it.
 var indexesStarting func(ctx context.Context, out *snapshot.Pending) error
 
-// startIndexes starts writeIndexes of staged (stagedByPath) on its own
-// goroutine, then removes the line-token spill it copies from; a failure
-// is handed to failed as well.
-func (r *run) startIndexes(ctx context.Context, tree *os.Root, staged []*stages.Record, spill *stages.LineTokens, failed context.CancelCauseFunc) *indexBuild {
+// startIndexes starts writeIndexes on its own goroutine, of the staged
+// texts it is handed on ready (buildManifest's, once the records are
+// gone), then removes the line-token spill it copies from; a failure is
+// handed to failed as well. Its wall time counts from the hand-over.
+func (r *run) startIndexes(ctx context.Context, tree *os.Root, ready <-chan []stages.StagedText, spill *stages.LineTokens, failed context.CancelCauseFunc) *indexBuild {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &indexBuild{done: make(chan error, 1), cancel: cancel}
 	go func() {
+		var staged []stages.StagedText
+		select {
+		case staged = <-ready:
+		case <-ctx.Done():
+		}
 		begin := time.Now()
-		var err error
-		if indexesStarting != nil {
+		err := ctx.Err()
+		if err == nil && indexesStarting != nil {
 			err = indexesStarting(ctx, r.out)
 		}
 		if err == nil {
@@ -127,7 +130,7 @@ func (b *indexBuild) stop() {
 
 // writeSearchIndexes writes search.index and lines.json of staged (sorted
 // by path): see writeIndexes.
-func writeSearchIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, staged []*stages.Record, workers int, prev *refresh.Prior) error {
+func writeSearchIndexes(ctx context.Context, out *snapshot.Pending, tree *os.Root, staged []stages.StagedText, workers int, prev *refresh.Prior) error {
 	if prev != nil {
 		if ok, err := prev.CopyIndexes(staged, out); ok || err != nil {
 			return err

@@ -66,7 +66,7 @@ const maxSlotBufferBytes = 64 << 10
 // every text when spill is nil) are counted from their staged copies by
 // at most workers goroutines. Files are written in
 // order as they are done, the counting at most a window of files ahead.
-func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []*stages.Record, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
+func writeLineTokens(ctx context.Context, out *snapshot.Pending, staged []stages.StagedText, workers int, prev *refresh.Prior, spill *stages.LineTokens) error {
 	workers = max(workers, 1)
 	treeDir := out.Path(snapshot.TreeDir)
 	d := trigram.NewDigest()

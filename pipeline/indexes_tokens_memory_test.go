@@ -38,7 +38,7 @@ func TestLineTokensHoldLittlePerFile(t *testing.T) {
 		}
 		defer pending.Discard()
 		tree := pending.Path(snapshot.TreeDir)
-		staged := make([]*stages.Record, n)
+		staged := make([]stages.StagedText, n)
 		for i := range staged {
 			name := fmt.Sprintf("d%03d/f%06d.txt", i%100, i)
 			text := fmt.Sprintf("line %d\n", i)
@@ -48,10 +48,8 @@ func TestLineTokensHoldLittlePerFile(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(tree, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			rec := stages.NewRecord(name, name, int64(len(text)))
-			rec.Staged, rec.OutSize, rec.Lines = true, int64(len(text)), 1
-			rec.Hash = fmt.Sprintf("blake3:%064x", i)
-			staged[i] = rec
+			en := &snapshot.Entry{Path: name, Size: int64(len(text)), Staged: true, Lines: 1, Hash: fmt.Sprintf("blake3:%064x", i)}
+			staged[i] = stages.StagedText{Entry: en, OutSize: int64(len(text))}
 		}
 		last := staged[n-1].Path
 		var (

@@ -313,15 +313,16 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	// files.json, REPO_MAP.md, oversize.json, instructions.json): the
 	// build spreads over the workers, the writing takes one core, and
 	// the two overlap instead of taking turns (writeBeside).
-	indexed := stagedByPath(recs) // before buildManifest consumes recs
+	indexedFiles, indexedBytes := stagedCount(recs) // before buildManifest consumes recs
 	cpu := cputime.Process()
 	// A failed build stops the writing beside it, and is the run's error.
 	beside, failed := context.WithCancelCause(ctx)
 	defer failed(nil)
-	ix := r.startIndexes(ctx, tree, indexed, lineTokens, failed)
+	ready := make(chan []stages.StagedText, 1)
+	ix := r.startIndexes(ctx, tree, ready, lineTokens, failed)
 	defer ix.stop() // a failure beside it leaves nothing running
 	res := &Result{Findings: findings}
-	wrote, err := r.writeBeside(beside, staged.FS(), env, recs, pruned, decided, res)
+	wrote, err := r.writeBeside(beside, staged.FS(), env, recs, pruned, decided, res, ready)
 	if err != nil && ctx.Err() == nil && beside.Err() != nil {
 		err = context.Cause(beside) // the build failed first and stopped the writing
 	}
@@ -334,7 +335,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	// The index stage is the build's wall time and the CPU of both but
 	// the writing's own (threadCPU: all of it where a thread's CPU time
 	// is not known); write is the writing's.
-	r.record("index", ix.took, cputime.Process()-cpu-wrote.cpu, indexed, nil)
+	r.recordCounts("index", ix.took, cputime.Process()-cpu-wrote.cpu, indexedFiles, indexedBytes)
 	r.recordWrite(wrote.took, wrote.cpu, res.Manifest)
 	if err := r.writeLast(res, wrote); err != nil {
 		return nil, err
@@ -343,20 +344,20 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 }
 
 // perFileMemory is what the memory limit allows for each file beyond
-// Options.MemoryLimit. The peak of a run is the index stage: each file's
-// record, its path and hash, and for a staged text its entry in the
-// trigram build's list (64 bytes) and in the line-token index's
-// directory (about 90), beside the index builders' fixed buffers. What
-// is live there grows by about 0.75 KB a file (heap at the index stage,
-// Go's src/ once and three times over, docs/performance.md, Memory; it
-// was 0.9 before the record shed the per-file loop's state). The heap
-// runs up to the limit at GC percent 400, so the allowance, not the
-// work, sets how much more memory a larger tree takes: it must stay
-// above what is live per file, or a large enough tree would hold more
-// than the limit and the collector would run back to back. At 7/8 KiB,
-// what is live is about 0.6 of the limit on Go's src/, 0.75 on six
-// copies and 0.85 at 500,000 files.
-const perFileMemory = 896
+// Options.MemoryLimit. The peak of a run is the index stage, where each
+// record has given way to its entry in the manifest (buildManifest): the
+// entry and its path and hash, the refresh state's entry, and for a
+// staged text its places in the trigram build's list and the line-token
+// index's directory, beside the index builders' fixed buffers. What is
+// live there grows by about 0.75 KB a file (heap profiles after a forced
+// collection at the index stage, Go's src/ once and six times over,
+// docs/performance.md, Memory). The heap runs up to the limit at GC
+// percent 400, so the allowance, not the work, sets how much more memory
+// a larger tree takes: it must stay above what is live per file, or a
+// large enough tree would hold more than the limit and the collector
+// would run back to back. At 3/4 KiB, what is live is about 0.55 of the
+// limit on Go's src/, 0.8 on six copies and 0.87 at 500,000 files.
+const perFileMemory = 768
 
 // perFile runs the per-file stages as one loop (stages.Env.Process): each
 // file is opened and read once, and classify, triage, normalize, the
@@ -458,6 +459,13 @@ func (r *run) record(name string, took, cpu time.Duration, recs []*stages.Record
 			st.bytes += rec.Size
 		}
 	}
+}
+
+// recordCounts is record of a stage whose files were counted beforehand.
+func (r *run) recordCounts(name string, took, cpu time.Duration, files int, bytes int64) {
+	r.record(name, took, cpu, nil, nil)
+	st := &r.stages[slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == name })]
+	st.files, st.bytes = files, bytes
 }
 
 // stageTime is one stage's time while the run goes on.

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/zeebo/blake3"
@@ -23,20 +23,26 @@ import (
 	"github.com/repoprep/repoprep/stages"
 )
 
-// buildManifest turns the records into files.json's model, sorted by path.
-// It consumes recs: each record is dropped once its entry is made, so the
-// two are not both held for a whole tree.
-func buildManifest(recs []*stages.Record, pruned []stages.Pruned) *snapshot.Manifest {
-	m := &snapshot.Manifest{Schema: snapshot.FilesSchema, Files: make([]snapshot.Entry, 0, len(recs)), Pruned: make([]snapshot.Pruned, 0, len(pruned))}
+// buildManifest turns the records into files.json's model, sorted by path,
+// and lists the staged texts (pointing into it) for the index stage. It
+// consumes recs, sorting them and dropping each record once its entry is
+// made, so the two are not both held for a whole tree: the records go
+// here, not when the indexes are written.
+func buildManifest(recs []*stages.Record, pruned []stages.Pruned) (*snapshot.Manifest, []stages.StagedText) {
+	slices.SortFunc(recs, func(a, b *stages.Record) int { return strings.Compare(a.Path, b.Path) })
+	m := &snapshot.Manifest{Schema: snapshot.FilesSchema, Files: make([]snapshot.Entry, len(recs)), Pruned: make([]snapshot.Pruned, 0, len(pruned))}
+	var staged []stages.StagedText
 	for i, r := range recs {
 		recs[i] = nil
-		m.Files = append(m.Files, r.Entry)
+		m.Files[i] = r.Entry
+		if r.Staged {
+			staged = append(staged, stages.StagedText{Entry: &m.Files[i], OutSize: r.OutSize})
+		}
 	}
-	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	for _, p := range pruned {
 		m.Pruned = append(m.Pruned, snapshot.Pruned{Path: p.Path, Reason: p.Reason})
 	}
-	return m
+	return m, staged
 }
 
 // written is what writeBeside wrote, for writeLast.
@@ -49,12 +55,12 @@ type written struct {
 
 // writeBeside writes, while the indexes are built, every file of the
 // snapshot that needs only the records and the staged tree: it takes the
-// refresh state's entries (before buildManifest consumes recs), then
-// writes files.json, secrets.json, oversize.json, REPO_MAP.md and
+// refresh state's entries (before buildManifest consumes recs), hands the
+// manifest's staged texts to the index build (indexes), then writes files.json, secrets.json, oversize.json, REPO_MAP.md and
 // instructions.json. It runs on one goroutine, locked to its thread so
 // that its own CPU time is known (threadCPU) while the build runs beside
 // it.
-func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs []*stages.Record, pruned []stages.Pruned, decided []bool, res *Result) (wrote written, err error) {
+func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs []*stages.Record, pruned []stages.Pruned, decided []bool, res *Result, indexes chan<- []stages.StagedText) (wrote written, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	begin, cpu := time.Now(), threadCPU()
@@ -65,7 +71,8 @@ func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs
 		}
 		r.state.Scan = r.scanSum
 	}
-	m := buildManifest(recs, pruned)
+	m, staged := buildManifest(recs, pruned)
+	indexes <- staged // the build starts (buffered: never waits)
 	res.Manifest = m
 	if wrote.filesSum, err = r.writeFilesJSON(m); err != nil {
 		return wrote, err

@@ -28,7 +28,7 @@ import (
 // snapshot.LineIndex: the index's content digest, the marks' hashes and
 // sums), parse (the trigram index checks its CRC) and list those paths
 // with those sizes; otherwise ok is false and the caller builds them.
-func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok bool, err error) {
+func (p *Prior) CopyIndexes(staged []stages.StagedText, out *snapshot.Pending) (ok bool, err error) {
 	var prev []*snapshot.Entry
 	for _, en := range p.entries {
 		if en.Staged {
@@ -39,7 +39,7 @@ func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok 
 		return false, nil
 	}
 	slices.SortFunc(prev, func(a, b *snapshot.Entry) int { return strings.Compare(a.Path, b.Path) })
-	var oversize []*stages.Record
+	var oversize []stages.StagedText
 	for i, rec := range staged {
 		if en := prev[i]; en.Path != rec.Path || en.Hash != rec.Hash || en.Oversize != rec.Oversize {
 			return false, nil
@@ -81,7 +81,7 @@ func (p *Prior) CopyIndexes(staged []*stages.Record, out *snapshot.Pending) (ok 
 
 // unchanged reports whether rec's final staged text is the previous
 // snapshot's at the same path: its entry was staged with the same hash.
-func (p *Prior) unchanged(rec *stages.Record) bool {
+func (p *Prior) unchanged(rec stages.StagedText) bool {
 	en := p.entries[rec.Path]
 	return en != nil && en.Staged && en.Hash == rec.Hash
 }
@@ -91,7 +91,7 @@ func (p *Prior) unchanged(rec *stages.Record) bool {
 // previous index cannot serve (missing, damaged, not bound to the previous
 // files.json, or most files changed) and the caller builds one. The
 // result is the index a build writes.
-func (p *Prior) UpdateIndex(ctx context.Context, staged []*stages.Record, files []trigram.File, dst string) (ok bool, err error) {
+func (p *Prior) UpdateIndex(ctx context.Context, staged []stages.StagedText, files []trigram.File, dst string) (ok bool, err error) {
 	defer refuseFault(&ok, &err, dst)()
 	// Its table is not decoded first (trigram.ParseFiles): UpdateWith
 	// checks each entry as it merges, and copies nearly all of them.
@@ -198,7 +198,7 @@ func (c *checkedReader) Close() error { return c.f.Close() }
 // LineMarks returns the previous lines.json's marks of the oversize staged
 // files whose text is unchanged, by path; none when the previous lines.json
 // is not bound to the previous files.json (snapshot.LineIndex).
-func (p *Prior) LineMarks(staged []*stages.Record) map[string]lineindex.File {
+func (p *Prior) LineMarks(staged []stages.StagedText) map[string]lineindex.File {
 	lx, data, err := p.snap.LineIndex(p.manifest)
 	if err != nil || !p.described(snapshot.LinesJSON, data) {
 		return nil

@@ -40,7 +40,7 @@ func (p *Prior) TokenCounts() *TokenCounts {
 // files.json hash) and the record there carries that hash, rec's staged
 // size and line count; ok is false otherwise,
 // and the caller counts the text.
-func (t *TokenCounts) Counts(rec *stages.Record) (data []byte, ok bool) {
+func (t *TokenCounts) Counts(rec stages.StagedText) (data []byte, ok bool) {
 	if t == nil || !t.p.unchanged(rec) {
 		return nil, false
 	}

@@ -54,11 +54,13 @@ type LineTokens struct {
 	sortOnce sync.Once
 }
 
-// spilled is where one text's entry is in the spill.
+// spilled is where one text's entry is in the spill, by the text's path
+// (its record's Path: the string, not the record, so that the records can
+// go once the manifest holds their entries).
 type spilled struct {
-	rec *Record
-	off int64 // the entry's header
-	n   int64 // the data's length, after the header
+	path string
+	off  int64 // the entry's header
+	n    int64 // the data's length, after the header
 }
 
 // NewLineTokens creates the spill under dir (OUT's staging directory),
@@ -90,13 +92,13 @@ func (s *LineTokens) add(rec *Record, sum [32]byte, data []byte, lines, size int
 		s.err = err
 		return err
 	}
-	s.at = append(s.at, spilled{rec: rec, off: s.off, n: int64(len(data))})
+	s.at = append(s.at, spilled{path: rec.Path, off: s.off, n: int64(len(data))})
 	s.off += spillHeaderBytes + int64(len(data))
 	return nil
 }
 
 // index flushes the spill and sorts the entries' places by path, the
-// latest entry of a record last (a text the loop read twice, decided
+// latest entry of a path last (a text the loop read twice, decided
 // again under a repository's charset, was spilled twice).
 func (s *LineTokens) index() {
 	s.mu.Lock()
@@ -105,18 +107,18 @@ func (s *LineTokens) index() {
 		s.err = s.w.Flush()
 	}
 	slices.SortFunc(s.at, func(a, b spilled) int {
-		return cmp.Or(strings.Compare(a.rec.Path, b.rec.Path), cmp.Compare(a.off, b.off))
+		return cmp.Or(strings.Compare(a.path, b.path), cmp.Compare(a.off, b.off))
 	})
 }
 
-// Read returns the data the loop spilled for rec, a staged text, read
-// into *buf (grown as needed), when it was counted from the text files.json
-// records for rec: of BLAKE3-256 sum (its Hash, decoded), rec.OutSize
-// bytes and rec.Lines lines. ok is false otherwise (not counted in the
+// Read returns the data the loop spilled for en, a staged text,
+// read into *buf (grown as needed), when it was counted from the text
+// files.json records for en: of BLAKE3-256 sum (its Hash, decoded),
+// en.OutSize bytes and en.Lines lines. ok is false otherwise (not counted in the
 // loop, or the staged copy changed since: redacted, replayed), and the
 // caller counts the staged copy. err is a failure to write or read the
 // spill. Call it once the loop is over, from one goroutine.
-func (s *LineTokens) Read(rec *Record, sum [32]byte, buf *[]byte) (data []byte, ok bool, err error) {
+func (s *LineTokens) Read(en StagedText, sum [32]byte, buf *[]byte) (data []byte, ok bool, err error) {
 	if s == nil {
 		return nil, false, nil
 	}
@@ -124,11 +126,11 @@ func (s *LineTokens) Read(rec *Record, sum [32]byte, buf *[]byte) (data []byte, 
 	if s.err != nil {
 		return nil, false, fmt.Errorf("line tokens spill: %w", s.err)
 	}
-	// The last entry of rec's path: the text as the loop last made it.
-	i, _ := slices.BinarySearchFunc(s.at, rec.Path, func(e spilled, path string) int {
-		return cmp.Or(strings.Compare(e.rec.Path, path), -1) // past every entry of path
+	// The last entry of en's path: the text as the loop last made it.
+	i, _ := slices.BinarySearchFunc(s.at, en.Path, func(e spilled, path string) int {
+		return cmp.Or(strings.Compare(e.path, path), -1) // past every entry of path
 	})
-	if i == 0 || s.at[i-1].rec != rec {
+	if i == 0 || s.at[i-1].path != en.Path {
 		return nil, false, nil
 	}
 	e := s.at[i-1]
@@ -143,8 +145,8 @@ func (s *LineTokens) Read(rec *Record, sum [32]byte, buf *[]byte) (data []byte, 
 		}
 		return nil, false, fmt.Errorf("line tokens spill: %w", err)
 	}
-	if [32]byte(b[:32]) != sum || int64(binary.LittleEndian.Uint64(b[32:])) != rec.OutSize ||
-		int64(binary.LittleEndian.Uint64(b[40:])) != int64(rec.Lines) {
+	if [32]byte(b[:32]) != sum || int64(binary.LittleEndian.Uint64(b[32:])) != en.OutSize ||
+		int64(binary.LittleEndian.Uint64(b[40:])) != int64(en.Lines) {
 		return nil, false, nil
 	}
 	return b[spillHeaderBytes:], true, nil
@@ -157,9 +159,8 @@ func (s *LineTokens) Close() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// The places point at every staged text's record: once the index is
-	// written, they must not keep the records past the manifest
-	// (pipeline's buildManifest lets go of each record as it copies it).
+	// The places hold every staged text's path: let them go with the
+	// spill.
 	s.at = nil
 	if s.f == nil {
 		return nil

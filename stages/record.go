@@ -180,3 +180,13 @@ func (r *Record) done() {
 
 // Skip reports whether later stages should leave the record alone.
 func (r *Record) Skip() bool { return r.Err != "" || r.Kind != KindFile }
+
+// StagedText is what the index stage needs of a staged file once its
+// record is gone: its entry in the manifest and the size of its staged
+// copy. 16 bytes a file, where the record it replaces is 512: the run lets
+// every record go as it copies its entry into the manifest, and the
+// indexes are built from these (pipeline's buildManifest).
+type StagedText struct {
+	*snapshot.Entry
+	OutSize int64 // the staged copy's bytes (Record.OutSize)
+}
