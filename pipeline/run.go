@@ -320,7 +320,8 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	defer failed(nil)
 	ready := make(chan []stages.StagedText, 1)
 	ix := r.startIndexes(ctx, tree, ready, lineTokens, failed)
-	defer ix.stop() // a failure beside it leaves nothing running
+	defer ix.stop()                    // a failure beside it leaves nothing running
+	defer func() { r.state.Close() }() // a failure before its Write leaves the state file open
 	res := &Result{Findings: findings}
 	wrote, err := r.writeBeside(beside, staged.FS(), env, recs, pruned, decided, res, ready)
 	if err != nil && ctx.Err() == nil && beside.Err() != nil {

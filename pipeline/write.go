@@ -66,7 +66,7 @@ func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs
 	begin, cpu := time.Now(), threadCPU()
 	defer func() { wrote.took, wrote.cpu = time.Since(begin), threadCPU()-cpu }()
 	if r.reuse.Key != "" {
-		if r.state, err = refresh.NewState(r.reuse.Key, r.start, r.keys, r.prior, r.secrets.Values, env, recs, decided); err != nil {
+		if r.state, err = refresh.NewState(r.out, r.reuse.Key, r.start, r.keys, r.prior, r.secrets.Values, env, recs, decided); err != nil {
 			return wrote, err
 		}
 		r.state.Scan = r.scanSum
