@@ -345,19 +345,21 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 }
 
 // perFileMemory is what the memory limit allows for each file beyond
-// Options.MemoryLimit. The peak of a run is the index stage, where each
-// record has given way to its entry in the manifest (buildManifest): the
-// entry and its path and hash, the refresh state's entry, and for a
-// staged text its places in the trigram build's list and the line-token
-// index's directory, beside the index builders' fixed buffers. What is
-// live there grows by about 0.75 KB a file (heap profiles after a forced
-// collection at the index stage, Go's src/ once and six times over,
-// docs/performance.md, Memory). The heap runs up to the limit at GC
+// Options.MemoryLimit. What is live grows with the files in two phases:
+// from the scan to the manifest, each file's record (512 bytes) with its
+// path and hash, about 0.65 KB; from the manifest on, the record has given
+// way to its entry (buildManifest: 296 bytes and its strings), the refresh
+// state's entries are on disk (refresh.NewState), and a staged text adds
+// its places in the trigram build's list and the line-token index's
+// directory, beside the index builders' fixed buffers (32 MB of
+// postings). Heap profiles after a forced collection through a full run
+// of Go's src/ six times over put the peak at the index stage, 102 MiB
+// (docs/performance.md, Memory). The heap runs up to the limit at GC
 // percent 400, so the allowance, not the work, sets how much more memory
 // a larger tree takes: it must stay above what is live per file, or a
 // large enough tree would hold more than the limit and the collector
-// would run back to back. At 3/4 KiB, what is live is about 0.55 of the
-// limit on Go's src/, 0.8 on six copies and 0.87 at 500,000 files.
+// would run back to back. At 3/4 KiB it stays above the loop's 0.65 KB a
+// file (what is live is about 0.85 of the limit at 500,000 files).
 const perFileMemory = 768
 
 // perFile runs the per-file stages as one loop (stages.Env.Process): each
