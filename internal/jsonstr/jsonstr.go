@@ -43,12 +43,23 @@ func AppendCuts(b []byte, s string, html bool, cuts, at []int) ([]byte, []int) {
 			at = append(at, len(b)+i-start)
 			cuts = cuts[1:]
 		}
+		// Skip what is written as it is, up to the next cut: eight bytes
+		// at a time, then byte by byte.
+		end := len(s)
+		if len(cuts) > 0 {
+			end = cuts[0]
+		}
+		for i+8 <= end && plain8(s, i, html) {
+			i += 8
+		}
+		for i < end && s[i] < utf8.RuneSelf && ok[s[i]] {
+			i++
+		}
+		if i >= end {
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if ok[c] {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':
@@ -91,3 +102,28 @@ func AppendCuts(b []byte, s string, html bool, cuts, at []int) ([]byte, []int) {
 	}
 	return append(b, '"'), at
 }
+
+// Eight copies of a byte, and the high bit of each.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether the eight bytes of s at i are all written as
+// they are: ASCII, none below 0x20, no quote or backslash, and with html
+// none of <, > and &. It may say no of a plain word (the caller then
+// looks byte by byte), never yes of one that is not.
+func plain8(s string, i int, html bool) bool {
+	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	if w&highs != 0 || (w-ones*0x20)&^w&highs != 0 { // a byte at or above 0x80, or below 0x20
+		return false
+	}
+	if hasZero(w^(ones*'"')) || hasZero(w^(ones*'\\')) {
+		return false
+	}
+	return !html || !hasZero(w^(ones*'<')) && !hasZero(w^(ones*'>')) && !hasZero(w^(ones*'&'))
+}
+
+// hasZero reports whether a byte of w is 0 (w's bytes all below 0x80).
+func hasZero(w uint64) bool { return (w-ones)&^w&highs != 0 }

@@ -3,6 +3,9 @@ package jsonstr
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"unicode/utf8"
 )
@@ -71,10 +74,20 @@ func FuzzAppend(f *testing.F) {
 }
 
 // BenchmarkAppend: a 64 KiB source text, mostly plain, escaped with HTML
-// escaping on (the read server's mode), beside encoding/json.
+// escaping on (the read server's mode), beside encoding/json; and Go's
+// net/http/server.go as it is (GOROOT's, when there).
 func BenchmarkAppend(b *testing.B) {
 	line := "\tif x < 10 && y > 2 { fmt.Println(\"héllo\\n\") }\n"
 	s := string(bytes.Repeat([]byte(line), 65536/len(line)))
+	if real, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go")); err == nil {
+		b.Run("server.go", func(b *testing.B) {
+			b.SetBytes(int64(len(real)))
+			buf := make([]byte, 0, 2*len(real))
+			for b.Loop() {
+				buf = Append(buf[:0], string(real), true)
+			}
+		})
+	}
 	b.Run("jsonstr", func(b *testing.B) {
 		b.SetBytes(int64(len(s)))
 		buf := make([]byte, 0, 2*len(s))
