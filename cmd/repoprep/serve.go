@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -99,6 +100,7 @@ picked up by the next request. docs/serve.md has the details.`,
 	if !ok {
 		return exitUsage
 	}
+	serveGC()
 	level := slog.LevelInfo
 	if quiet {
 		level = slog.LevelWarn
@@ -192,4 +194,28 @@ PATH is a path of files.json; :START-END (or :LINE) reads those lines.`,
 	}
 	fmt.Fprint(stdout, text)
 	return exitOK
+}
+
+// serveGCPercent and serveMemoryLimit are the server's collector settings
+// (serveGC).
+const (
+	serveGCPercent   = 400
+	serveMemoryLimit = 512 << 20
+)
+
+// serveGC sets the collector for a long-running server, unless the user
+// set GOGC or GOMEMLIMIT. A server's garbage is mostly per request (the
+// MCP SDK decodes each call's params twice, into a fresh 32 KiB buffer
+// each time) and what is live is small and fixed, so at the default GC
+// percent it collected every few hundred calls, about a fifth of its CPU.
+// At 400 (the heap up to five times what is live, and a soft limit
+// against a request that holds much) its CPU per call was 0.82x at 1 call
+// in flight and 0.75x at 16, and its calls/s 1.35x and 1.22x (make
+// bench-mcp, the two settings in alternating rounds).
+func serveGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(serveGCPercent)
+	debug.SetMemoryLimit(serveMemoryLimit)
 }
