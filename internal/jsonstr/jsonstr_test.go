@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/internal/testkit"
 )
 
 // encodingJSON is what encoding/json writes for s, HTML escaping on or
@@ -79,14 +80,16 @@ func FuzzAppend(f *testing.F) {
 func BenchmarkAppend(b *testing.B) {
 	line := "\tif x < 10 && y > 2 { fmt.Println(\"héllo\\n\") }\n"
 	s := string(bytes.Repeat([]byte(line), 65536/len(line)))
-	if real, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go")); err == nil {
-		b.Run("server.go", func(b *testing.B) {
-			b.SetBytes(int64(len(real)))
-			buf := make([]byte, 0, 2*len(real))
-			for b.Loop() {
-				buf = Append(buf[:0], string(real), true)
-			}
-		})
+	if root, err := testkit.GoRoot(); err == nil {
+		if real, err := os.ReadFile(filepath.Join(root, "src", "net", "http", "server.go")); err == nil {
+			b.Run("server.go", func(b *testing.B) {
+				b.SetBytes(int64(len(real)))
+				buf := make([]byte, 0, 2*len(real))
+				for b.Loop() {
+					buf = Append(buf[:0], string(real), true)
+				}
+			})
+		}
 	}
 	b.Run("jsonstr", func(b *testing.B) {
 		b.SetBytes(int64(len(s)))
