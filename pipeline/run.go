@@ -447,6 +447,19 @@ func holdsStaged(rec *stages.Record) bool { return rec.Staged || rec.DuplicateOf
 // recorded twice (its share of the per-file loop, then its cross-file
 // part) is one entry: the times add up, the files are those it saw.
 func (r *run) record(name string, took, cpu time.Duration, recs []*stages.Record, count func(*stages.Record) bool) {
+	files, bytes := 0, int64(0)
+	for _, rec := range recs {
+		if count == nil || count(rec) {
+			files++
+			bytes += rec.Size
+		}
+	}
+	r.recordCounts(name, took, cpu, files, bytes)
+}
+
+// recordCounts is record of a stage whose files and bytes were counted
+// beforehand.
+func (r *run) recordCounts(name string, took, cpu time.Duration, files int, bytes int64) {
 	i := slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == name })
 	if i < 0 {
 		r.stages = append(r.stages, stageTime{name: name})
@@ -455,19 +468,6 @@ func (r *run) record(name string, took, cpu time.Duration, recs []*stages.Record
 	st := &r.stages[i]
 	st.took += took
 	st.cpu += cpu
-	st.files, st.bytes = 0, 0
-	for _, rec := range recs {
-		if count == nil || count(rec) {
-			st.files++
-			st.bytes += rec.Size
-		}
-	}
-}
-
-// recordCounts is record of a stage whose files were counted beforehand.
-func (r *run) recordCounts(name string, took, cpu time.Duration, files int, bytes int64) {
-	r.record(name, took, cpu, nil, nil)
-	st := &r.stages[slices.IndexFunc(r.stages, func(s stageTime) bool { return s.name == name })]
 	st.files, st.bytes = files, bytes
 }
 

@@ -56,7 +56,8 @@ type written struct {
 // writeBeside writes, while the indexes are built, every file of the
 // snapshot that needs only the records and the staged tree: it takes the
 // refresh state's entries (before buildManifest consumes recs), hands the
-// manifest's staged texts to the index build (indexes), then writes files.json, secrets.json, oversize.json, REPO_MAP.md and
+// manifest's staged texts to the index build (indexes), then writes
+// files.json, secrets.json, oversize.json, REPO_MAP.md and
 // instructions.json. It runs on one goroutine, locked to its thread so
 // that its own CPU time is known (threadCPU) while the build runs beside
 // it.

@@ -309,7 +309,7 @@ func decodeChunks[C any, T any](dec *gob.Decoder, limit int, items func(C) ([]T,
 		}
 		got, last := items(c)
 		if len(got) > limit-len(out) {
-			return nil, fmt.Errorf("more than %d values in a body of %d bytes", limit, limit)
+			return nil, fmt.Errorf("more values than a body of %d bytes can hold", limit)
 		}
 		if !last && len(got) == 0 {
 			return nil, errors.New("an empty chunk that is not the last")
