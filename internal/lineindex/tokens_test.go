@@ -152,6 +152,64 @@ func TestCheckCountsRefuses(t *testing.T) {
 	}
 }
 
+// TestDataChecksEachSumOnce: Data remembers the sums whose counts passed
+// CheckCounts and skips the decode for them, which must change no answer:
+// a file read again comes back the same, counts that do not check are
+// refused at every read even under a sum that matches them (a writer
+// with the format), and the memory stays within the index's files.
+func TestDataChecksEachSumOnce(t *testing.T) {
+	var contents [32]byte
+	var buf bytes.Buffer
+	tw := NewTokenWriter(&buf, contents)
+	var lc LineCounter
+	lc.Write([]byte("a\nbb\n"))
+	good, lines, size := lc.Finish()
+	if err := tw.Add("good", blake3.Sum256([]byte("a\nbb\n")), size, lines, good); err != nil {
+		t.Fatal(err)
+	}
+	// Two lines' counts for a text of one line: sum and all, as a
+	// writer of the format would make them.
+	if err := tw.Add("bad", blake3.Sum256([]byte("a\n")), 2, 1, good); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := OpenTokens(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rGood, err := ix.Record(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rBad, err := ix.Record(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for read := range 3 {
+		got, err := ix.Data("good", rGood, nil)
+		if err != nil || !bytes.Equal(got, good) {
+			t.Fatalf("read %d of good: %v", read, err)
+		}
+		if _, err := ix.Data("bad", rBad, nil); !errors.Is(err, ErrTokenIndex) {
+			t.Fatalf("read %d of bad: %v, want ErrTokenIndex", read, err)
+		}
+		// The good record's sum, the bad record's lines: the sum no
+		// longer matches, whatever was remembered.
+		mixed := rGood
+		mixed.Lines = 1
+		if _, err := ix.Data("good", mixed, nil); !errors.Is(err, ErrTokenSum) {
+			t.Fatalf("read %d of good with another line count: %v, want ErrTokenSum", read, err)
+		}
+	}
+	n := 0
+	ix.checked.Range(func(any, any) bool { n++; return true })
+	if n != 1 || ix.nchecked.Load() != 1 {
+		t.Errorf("%d sums remembered (%d checks passed), want the good one, checked once", n, ix.nchecked.Load())
+	}
+}
+
 // FuzzTokenIndex: whatever the bytes, OpenTokens, Record and Data return
 // an error or data that passes its checks, never panic, and never read
 // more than the file holds; a valid index's data comes back whole.
