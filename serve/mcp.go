@@ -25,6 +25,11 @@ type tool struct {
 	input  *jsonschema.Schema
 	output *jsonschema.Schema // nil: the tool sends no structuredContent
 	run    func(ctx context.Context, via string, args []byte) (answer, error)
+	// prepare is run in two steps: the arguments decoded and checked
+	// (an error: what run would answer), then the call (stdio's
+	// express lane, which hands a call it cannot answer to the SDK
+	// before running it).
+	prepare func(args []byte) (func(ctx context.Context, via string) (answer, error), error)
 }
 
 // errInternal is what a caller sees when a handler panicked: the panic is
@@ -152,6 +157,11 @@ func register[In any](s *Server, srv *mcp.Server, name, doc string, input, outpu
 		}
 	}
 	t := &tool{name: name, input: input, output: output}
+	call := func(ctx context.Context, via string, in In) (answer, error) {
+		return s.call(ctx, via, name, func() []slog.Attr { return attrs(in) }, func(ctx context.Context, sn *view) (answer, error) {
+			return run(ctx, sn, in)
+		})
+	}
 	t.run = func(ctx context.Context, via string, raw []byte) (ans answer, err error) {
 		defer s.recoverCall(ctx, via, name, &err)
 		in, err := decodeArgs[In](input, raw)
@@ -159,9 +169,22 @@ func register[In any](s *Server, srv *mcp.Server, name, doc string, input, outpu
 			s.logCall(ctx, via, name, nil, time.Now(), answer{}, err)
 			return answer{}, err
 		}
-		return s.call(ctx, via, name, func() []slog.Attr { return attrs(in) }, func(ctx context.Context, sn *view) (answer, error) {
-			return run(ctx, sn, in)
-		})
+		return call(ctx, via, in)
+	}
+	t.prepare = func(raw []byte) (fn func(context.Context, string) (answer, error), err error) {
+		defer func() {
+			if recover() != nil {
+				fn, err = nil, errInternal // run meets it again, and logs it
+			}
+		}()
+		in, err := decodeArgs[In](input, raw)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, via string) (ans answer, err error) {
+			defer s.recoverCall(ctx, via, name, &err)
+			return call(ctx, via, in)
+		}, nil
 	}
 	readOnly := false
 	mt := &mcp.Tool{
@@ -274,9 +297,11 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // can be read, skipped otherwise; it never ends the session.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	sp := newSplicer()
+	ex := newExpress(s)
+	sp.spliced = ex.learn
 	in, restore := pollable(in)
 	defer restore()
-	ss, err := s.mcp.Connect(ctx, &lineTransport{in: in, out: out, maxLine: int(s.opts.MaxBodyBytes), log: s.log, splice: sp}, nil)
+	ss, err := s.mcp.Connect(ctx, &lineTransport{in: in, out: out, maxLine: int(s.opts.MaxBodyBytes), log: s.log, splice: sp, express: ex}, nil)
 	if err == nil {
 		// As mcp.Server.Run, with the session's results encoded here.
 		s.spliceMu.Lock()

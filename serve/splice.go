@@ -37,6 +37,17 @@ type splicer struct {
 	mu     sync.Mutex
 	next   uint64
 	held   map[uint64]heldResult
+	// spliced, when set, hears of each response spliced: its id, the
+	// SDK's encoding of it with the tokens, and where they are (the
+	// express lane learns the SDK's envelope from it).
+	spliced func(id jsonrpc.ID, envelope []byte, spans []span)
+}
+
+// span is where a token lies in an encoded message, and which part it
+// stands for: "t" the text, "s" the structured content.
+type span struct {
+	start, end int
+	part       string
 }
 
 // heldResult is one result's large parts, encoded as JSON values.
@@ -65,28 +76,9 @@ func newSplicer() *splicer {
 // (nil: none) as the SDK would, keeps them, and returns the result to hand
 // the SDK in their place: the same result with a token for each.
 func (sp *splicer) hold(text string, structured any) (*mcp.CallToolResult, error) {
-	var h heldResult
-	var err error
-	rr, isRead := structured.(ReadFileResult)
-	var cuts []int
-	consecutive := false
-	if isRead {
-		cuts, consecutive = readResultCuts(&rr, text)
-	}
-	switch {
-	case consecutive: // read_file: the text escaped once (splice_encode.go)
-		var ends []int
-		h.text, ends = jsonstr.AppendCuts(getSpliceBuf(len(text)+len(text)/8+64), text, true, cuts, make([]int, 0, len(cuts)))
-		h.structured = appendReadResult(getSpliceBuf(len(h.text)+256*len(cuts)+256), &rr, h.text, ends)
-	default:
-		if h.text, err = encodeJSON(text, len(text)); err != nil {
-			return nil, err
-		}
-		if structured != nil {
-			if h.structured, err = encodeJSON(structured, len(text)); err != nil {
-				return nil, err
-			}
-		}
+	h, err := encodeResult(text, structured)
+	if err != nil {
+		return nil, err
 	}
 	sp.mu.Lock()
 	id := sp.next
@@ -106,6 +98,35 @@ func (sp *splicer) hold(text string, structured any) (*mcp.CallToolResult, error
 		res.StructuredContent = json.RawMessage(`"` + token + `-s"`)
 	}
 	return res, nil
+}
+
+// encodeResult encodes a successful tool result's text and structured
+// content (nil: none) as the SDK would; the bytes come from spliceBufs.
+func encodeResult(text string, structured any) (heldResult, error) {
+	var h heldResult
+	var err error
+	rr, isRead := structured.(ReadFileResult)
+	var cuts []int
+	consecutive := false
+	if isRead {
+		cuts, consecutive = readResultCuts(&rr, text)
+	}
+	switch {
+	case consecutive: // read_file: the text escaped once (splice_encode.go)
+		var ends []int
+		h.text, ends = jsonstr.AppendCuts(getSpliceBuf(len(text)+len(text)/8+64), text, true, cuts, make([]int, 0, len(cuts)))
+		h.structured = appendReadResult(getSpliceBuf(len(h.text)+256*len(cuts)+256), &rr, h.text, ends)
+	default:
+		if h.text, err = encodeJSON(text, len(text)); err != nil {
+			return h, err
+		}
+		if structured != nil {
+			if h.structured, err = encodeJSON(structured, len(text)); err != nil {
+				return h, err
+			}
+		}
+	}
+	return h, nil
 }
 
 // encodeJSON is json.Marshal: HTML characters escaped, as the SDK's
@@ -157,10 +178,6 @@ func (sp *splicer) spliceMessage(msg jsonrpc.Message) (data []byte, ok bool, err
 	}
 	// The tokens, each a JSON string: `"<prefix><id>-t"` for the text,
 	// `"<prefix><id>-s"` for the structured content, of one id.
-	type span struct {
-		start, end int
-		part       string
-	}
 	var spans []span
 	var id uint64
 	for off := 0; ; {
@@ -192,6 +209,9 @@ func (sp *splicer) spliceMessage(msg jsonrpc.Message) (data []byte, ok bool, err
 	sp.mu.Unlock()
 	if !found {
 		return nil, false, nil
+	}
+	if sp.spliced != nil {
+		sp.spliced(resp.ID, envelope, spans)
 	}
 	defer func() {
 		putSpliceBuf(h.text)

@@ -33,6 +33,7 @@ type lineTransport struct {
 	maxLine int // bytes per line; a longer line is refused unread
 	log     *slog.Logger
 	splice  *splicer // results encoded by the handlers, written in place of their placeholders; nil: none
+	express *express // plain tool calls answered without the SDK (stdio_express.go); nil: none
 }
 
 // Connect starts the reader; the connection is the SDK's from then on.
@@ -55,11 +56,14 @@ type lineConn struct {
 // and answering bad ones itself.
 func (c *lineConn) readLoop() {
 	defer close(c.incoming)
+	if c.t.express != nil {
+		defer c.t.express.wg.Wait() // a call it hands back (forward) still reaches the SDK
+	}
 	br := bufio.NewReaderSize(c.t.in, 64<<10)
 	for {
 		line, size, err := readLine(br, c.t.maxLine)
 		if len(bytes.TrimSpace(line)) > 0 || size > len(line) {
-			if msg := c.check(line, size); msg != nil {
+			if msg := c.check(line, size); msg != nil && (c.t.express == nil || !c.t.express.take(c, msg)) {
 				select {
 				case c.incoming <- msg:
 				case <-c.closed:
@@ -312,9 +316,30 @@ func (c *lineConn) write(msg jsonrpc.Message) error {
 	return err
 }
 
+// writeRaw writes one encoded message line, b, whole, and gives b back
+// to spliceBufs.
+func (c *lineConn) writeRaw(b []byte) error {
+	c.writeMu.Lock()
+	_, err := c.t.out.Write(b)
+	c.writeMu.Unlock()
+	putSpliceBuf(b)
+	return err
+}
+
+// forward hands msg to the SDK, unless the connection is closed.
+func (c *lineConn) forward(msg jsonrpc.Message) {
+	select {
+	case c.incoming <- msg:
+	case <-c.closed:
+	}
+}
+
 func (c *lineConn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
+		if c.t.express != nil {
+			c.t.express.cancel() // the runs under way stop; readLoop waits for them
+		}
 		close(c.closed)
 		err = errors.Join(c.t.in.Close(), c.t.out.Close())
 	})
