@@ -146,14 +146,24 @@ func (e *express) take(c *lineConn, msg jsonrpc.Message) bool {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		defer func() {
+			e.mu.Lock()
+			delete(e.inflight, key)
+			e.mu.Unlock()
+			cancel()
+		}()
+		defer func() {
+			// A panic past the run's own recovery (encoding the result):
+			// logged, and the SDK answers the call as it answers one.
+			if r := recover(); r != nil {
+				e.s.logPanic(ctx, "mcp", name, r)
+				c.forward(msg)
+			}
+		}()
 		if expressRunning != nil {
 			expressRunning(ctx)
 		}
 		ans, err := run(ctx, "mcp")
-		e.mu.Lock()
-		delete(e.inflight, key)
-		e.mu.Unlock()
-		cancel()
 		if err == nil {
 			var structured any
 			if t.output != nil {

@@ -230,3 +230,41 @@ func FuzzPlainCall(f *testing.F) {
 		}
 	})
 }
+
+// TestExpressPanic: a panic on the lane's goroutine outside the run's own
+// recovery does not take the server down: it is logged, the SDK answers
+// the call, and the session goes on.
+func TestExpressPanic(t *testing.T) {
+	s := baseSnap()
+	srv, _ := newTestServer(t, &s, Options{})
+	var panicked atomic.Bool
+	prev := expressRunning
+	expressRunning = func(context.Context) {
+		if panicked.CompareAndSwap(false, true) {
+			panic("boom")
+		}
+	}
+	t.Cleanup(func() { expressRunning = prev })
+	rs := openRaw(t, srv, true, "2025-06-18")
+	read := `{"name":"read_file","arguments":{"files":[{"path":"src/app/main.go"}]}}`
+	for id := 1; id <= 3; id++ {
+		rs.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, read))
+		if line := rs.answer(fmt.Sprint(id)); !strings.Contains(line, "println") {
+			t.Errorf("call %d answered %s", id, line)
+		}
+	}
+	if !panicked.Load() {
+		t.Error("the lane never ran a call")
+	}
+	// The panicked call's id is free again: the lane takes it.
+	var answered atomic.Int64
+	prevA := expressAnswered
+	expressAnswered = func() { answered.Add(1) }
+	t.Cleanup(func() { expressAnswered = prevA })
+	rs.got = map[string]string{}
+	rs.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":` + read + `}`)
+	rs.answer(`2`)
+	if answered.Load() != 1 {
+		t.Error("the panicked call's id stayed in flight: the lane left a later call of that id to the SDK")
+	}
+}
