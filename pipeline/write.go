@@ -107,8 +107,17 @@ func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs
 	if err := r.out.WriteJSON(snapshot.InstructionsJSON, wrote.instructed); err != nil {
 		return wrote, err
 	}
+	if besideWritten != nil {
+		besideWritten()
+	}
 	return wrote, ctx.Err()
 }
+
+// besideWritten, when set, is called once writeBeside has written
+// everything but report.json, report.html and the refresh state, beside
+// the index build: tests measure the heap once nothing but the build
+// runs.
+var besideWritten func()
 
 // writeLast writes, once the indexes are built, report.json and
 // report.html, then the refresh state, which records every other file's
