@@ -1,83 +1,29 @@
 package serve
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/repoprep/repoprep/internal/jsonstr"
 )
 
-// stdioLines sends lines to a stdio session and returns the lines it
-// answers, by id. spliced picks ServeStdio (results encoded by the
-// handlers, splice.go) or the SDK's own encoding on the same transport.
+// stdioLines sends tool calls (their params) to a stdio session as
+// requests 0, 1, ... and returns the lines it answers, by id. spliced
+// picks ServeStdio (results encoded by the handlers, splice.go; the
+// express lane) or the SDK's own handling and encoding on the same
+// transport.
 func stdioLines(t *testing.T, srv *Server, spliced bool, version string, lines []string) map[string]string {
 	t.Helper()
-	serverIn, clientOut := io.Pipe()
-	clientIn, serverOut := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		if spliced {
-			done <- srv.ServeStdio(ctx, serverIn, serverOut)
-		} else {
-			done <- srv.MCP().Run(ctx, &lineTransport{in: serverIn, out: serverOut, maxLine: int(srv.opts.MaxBodyBytes), log: srv.log})
-		}
-	}()
-	defer func() {
-		cancel()
-		clientOut.Close()
-		clientIn.Close()
-		<-done
-	}()
-	got := map[string]string{}
-	answers := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(clientIn)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			answers <- sc.Text()
-		}
-		close(answers)
-	}()
-	await := func(id string) {
-		for {
-			select {
-			case line, ok := <-answers:
-				if !ok {
-					t.Fatalf("the session ended before answering %s", id)
-				}
-				var head struct{ ID json.RawMessage }
-				json.Unmarshal([]byte(line), &head)
-				got[string(head.ID)] = line
-				if string(head.ID) == id {
-					return
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("no answer to %s in 10 s", id)
-			}
-		}
-	}
-	send := func(line string) {
-		if _, err := io.WriteString(clientOut, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	await(`"init"`)
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	rs := openRaw(t, srv, spliced, version)
 	for i, line := range lines {
-		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i, line))
-		await(fmt.Sprint(i))
+		rs.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i, line))
+		rs.answer(fmt.Sprint(i))
 	}
-	return got
+	return rs.got
 }
 
 // TestStdioSplicedBytes: over stdio, every tool's answer is byte for byte

@@ -21,21 +21,21 @@ type rawSession struct {
 	got     map[string]string
 }
 
-// openRaw starts srv over stdio (express lane and all with express set,
-// else the SDK's own handling on the same transport) and initializes it
-// at protocol version.
-func openRaw(t *testing.T, srv *Server, express bool, version string) *rawSession {
+// openRaw starts srv over stdio (ServeStdio with stdio set: the splicer
+// and the express lane; else the SDK's own handling and encoding on the
+// same transport) and initializes it at protocol version. The session
+// ends with the test.
+func openRaw(t *testing.T, srv *Server, stdio bool, version string) *rawSession {
 	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		if express {
+		if stdio {
 			done <- srv.ServeStdio(ctx, serverIn, serverOut)
 		} else {
-			sp := newSplicer()
-			done <- srv.MCP().Run(ctx, &lineTransport{in: serverIn, out: serverOut, maxLine: int(srv.opts.MaxBodyBytes), log: srv.log, splice: sp})
+			done <- srv.MCP().Run(ctx, &lineTransport{in: serverIn, out: serverOut, maxLine: int(srv.opts.MaxBodyBytes), log: srv.log})
 		}
 	}()
 	rs := &rawSession{t: t, out: clientOut, answers: make(chan string, 64), got: map[string]string{}}
