@@ -268,3 +268,28 @@ func TestExpressPanic(t *testing.T) {
 		t.Error("the panicked call's id stayed in flight: the lane left a later call of that id to the SDK")
 	}
 }
+
+// TestExpressConcurrent: many calls in flight at once on the lane (as a
+// client at 16 in flight sends them) each get the SDK's answer to that
+// call, whatever order they finish in.
+func TestExpressConcurrent(t *testing.T) {
+	s := baseSnap()
+	srv, _ := newTestServer(t, &s, Options{MaxInFlight: 64})
+	paths := []string{"src/app/main.go", "src/app/util.go", "src/app/main_test.go", "cjk.md", "big.txt", "vendor/copy.go", "nope.go"}
+	params := func(i int) string {
+		return fmt.Sprintf(`{"name":"read_file","arguments":{"files":[{"path":%q}]}}`, paths[i%len(paths)])
+	}
+	const n = 48
+	sdk, ex := openRaw(t, srv, false, "2025-06-18"), openRaw(t, srv, true, "2025-06-18")
+	ex.send(`{"jsonrpc":"2.0","id":"first","method":"tools/call","params":` + params(0) + `}`) // the lane learns
+	ex.answer(`"first"`)
+	for i := range n {
+		ex.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i, params(i)))
+	}
+	for i := range n {
+		sdk.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i, params(i)))
+		if want, got := sdk.answer(fmt.Sprint(i)), ex.answer(fmt.Sprint(i)); got != want {
+			t.Errorf("call %d (%s):\nexpress %.200s\nSDK     %.200s", i, paths[i%len(paths)], got, want)
+		}
+	}
+}
