@@ -25,10 +25,12 @@ import (
 // runs on them), holds them under a token, and hands the SDK the same
 // result with the token in place of each; lineConn.write finds the tokens
 // in the message the SDK encoded and writes the held bytes in their place.
-// The SDK still runs the request from end to end (session state,
+// For such a request the SDK still runs everything else (session state,
 // cancellation, middleware, the envelope its protocol version wants):
-// only the bytes of the two values are made here. Other transports (HTTP,
-// in-memory) get the SDK's encoding as before.
+// only the bytes of the two values are made here. The envelope of its
+// answer is also what the express lane learns (stdio_express.go), which
+// answers the session's later plain calls of that tool without the SDK.
+// Other transports (HTTP, in-memory) get the SDK's encoding as before.
 
 // splicer holds encoded results until the stdio connection writes them.
 // Safe for concurrent use.
