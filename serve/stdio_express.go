@@ -146,16 +146,23 @@ func (e *express) take(c *lineConn, msg jsonrpc.Message) bool {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		defer func() {
-			e.mu.Lock()
-			delete(e.inflight, key)
-			e.mu.Unlock()
-			cancel()
-		}()
+		// The id is freed before the answer goes out, by the lane or by
+		// the SDK: a client may send the id again once it has its answer.
+		freed := false
+		free := func() {
+			if !freed {
+				freed = true
+				e.mu.Lock()
+				delete(e.inflight, key)
+				e.mu.Unlock()
+				cancel()
+			}
+		}
 		defer func() {
 			// A panic past the run's own recovery (encoding the result):
 			// logged, and the SDK answers the call as it answers one.
 			if r := recover(); r != nil {
+				free()
 				e.s.logPanic(ctx, "mcp", name, r)
 				c.forward(msg)
 			}
@@ -170,19 +177,23 @@ func (e *express) take(c *lineConn, msg jsonrpc.Message) bool {
 				structured = ans.out
 			}
 			if h, herr := encodeResult(ans.text, structured); herr == nil {
-				if env.fits(h) {
+				ok := env.fits(h)
+				if ok {
+					line := env.fill(head, h)
+					free()
 					if expressAnswered != nil {
 						expressAnswered()
 					}
-					c.writeRaw(env.fill(head, h))
-					putSpliceBuf(h.text)
-					putSpliceBuf(h.structured)
-					return
+					c.writeRaw(line)
 				}
 				putSpliceBuf(h.text)
 				putSpliceBuf(h.structured)
+				if ok {
+					return
+				}
 			}
 		}
+		free()
 		c.forward(msg) // the SDK runs it again and answers in its words
 	}()
 	return true
