@@ -1,9 +1,12 @@
 package secrets
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/repoprep/repoprep/internal/secrets/secrettest"
+	"github.com/repoprep/repoprep/rules"
 )
 
 // TestIsPlaceholder: references, slots and masks are stand-ins for a secret; random
@@ -42,6 +45,42 @@ func TestNamesSetting(t *testing.T) {
 	} {
 		if got := namesSetting(tc.key, []byte(tc.value)); got != tc.want {
 			t.Errorf("namesSetting(%q, %q) = %v, want %v", tc.key, tc.value, got, tc.want)
+		}
+	}
+}
+
+// TestStandInsCovered: secrettest.Rand must never draw a placeholder mark or a default
+// rule's stopword, or a planted credential is dismissed by chance and a recall test fails
+// now and then. Every mark and stopword that random text could hold must contain one of
+// the texts Rand refuses.
+func TestStandInsCovered(t *testing.T) {
+	words := map[string]string{}
+	for _, m := range placeholderMarks {
+		words[string(m)] = "placeholder mark"
+	}
+	rs, err := rules.DefaultSecretRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		for _, w := range r.Allow.StopWords {
+			words[w] = r.ID + "'s stopword"
+		}
+	}
+	for w, what := range words {
+		lower := strings.ToLower(w)
+		covered := slices.ContainsFunc(secrettest.StandIns, func(s string) bool { return strings.Contains(lower, s) })
+		if secrettest.Drawable(w) && !covered {
+			t.Errorf("%s %q can be drawn by secrettest.Rand: add it to StandIns", what, w)
+		}
+	}
+	for range 200 {
+		v := strings.ToLower(secrettest.Rand("fakeFAKEpsPSxX", 12))
+		if i := slices.IndexFunc(secrettest.StandIns, func(s string) bool { return strings.Contains(v, s) }); i >= 0 {
+			t.Fatalf("Rand drew %q, which holds %q", v, secrettest.StandIns[i])
+		}
+		if d := secrettest.Rand(b64Alphabet[:26]+"234567", 16); shannon([]byte(d)) < 3.2 {
+			t.Fatalf("Rand drew %q, entropy %.2f, under its floor 3.2", d, shannon([]byte(d)))
 		}
 	}
 }

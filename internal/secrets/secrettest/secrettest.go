@@ -7,7 +7,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
+	"maps"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -84,19 +87,60 @@ func Expand(t string) string {
 	})
 }
 
-// Rand returns n characters from alphabet chosen with crypto/rand, no two neighbours alike,
-// so a value never trips the placeholder check for repeated characters.
-func Rand(alphabet string, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		for {
-			b[i] = alphabet[Intn(len(alphabet))]
-			if i == 0 || b[i] != b[i-1] || len(alphabet) == 1 {
-				break
-			}
+// StandIns are texts the default rules take for a stand-in rather than a credential,
+// whatever their case: a placeholder mark ("fake", "xxxx") or a rule's stopword ("pass",
+// "example"). Rand never returns a draw that holds one, so a generated credential is
+// never dismissed by chance: "FaKe", "xXxX" or "pASs" inside a random token once failed
+// about one recall test in 150. The secrets package's TestStandInsCovered keeps this list
+// in step with the marks and the default rules.
+var StandIns = []string{
+	"fake", "xxxx", "pass", "secret", "example", "dummy", "redacted", "placeholder",
+	"changeme", "change_me", "change-me", "replaceme", "replace_me", "your_", "your-", "yourkey",
+	"12345678", "abcdefgh", "opensesame", "aladdin", "foobar", "super-secret", "secr3t",
+	"s3cr3t", "ywxhzgrpbjpvcgvuc2vzyw1l", "correcthorse", "0001020304", "0102030405", "encrypted",
+}
+
+// Drawable reports whether Rand could return text holding s, in some mix of cases: every
+// byte of s is in one of the alphabets.
+func Drawable(s string) bool {
+	all := strings.Join(slices.Collect(maps.Values(classes)), "")
+	for _, c := range []byte(s) {
+		if !strings.ContainsAny(all, strings.ToLower(string(c))+strings.ToUpper(string(c))) {
+			return false
 		}
 	}
-	return string(b)
+	return true
+}
+
+// Rand returns n characters from alphabet chosen with crypto/rand, no two neighbours alike,
+// so a value never trips the placeholder check for repeated characters, and holding none
+// of the StandIns (a one-letter alphabet has nothing to choose). A draw of eight or more
+// is also as mixed as random text nearly always is: its Shannon entropy is at least 0.8 of
+// log2(min(n, len(alphabet))). One draw of sixteen base32 letters in about 16,000
+// otherwise repeats enough (ASIAAIQIXSN7XIRISI5Y) to fall under its rule's entropy floor,
+// which a scanner skips by design; the floor redraws about one in 80.
+func Rand(alphabet string, n int) string {
+	b := make([]byte, n)
+	for {
+		for i := range b {
+			for {
+				b[i] = alphabet[Intn(len(alphabet))]
+				if i == 0 || b[i] != b[i-1] || len(alphabet) == 1 {
+					break
+				}
+			}
+		}
+		if len(alphabet) == 1 {
+			return string(b)
+		}
+		lower := strings.ToLower(string(b))
+		if slices.ContainsFunc(StandIns, func(w string) bool { return strings.Contains(lower, w) }) {
+			continue
+		}
+		if n < 8 || shannon(b) >= 0.8*math.Log2(float64(min(n, len(alphabet)))) {
+			return string(b)
+		}
+	}
 }
 
 // Intn returns a uniform random int in [0, n) from crypto/rand.
@@ -168,4 +212,21 @@ func Samples() []Sample {
 		add("private-key", "", b.String(), "")
 	}
 	return out
+}
+
+// shannon is the Shannon entropy of b in bits per byte, as the scanner's entropy floor
+// measures it.
+func shannon(b []byte) float64 {
+	var counts [256]int
+	for _, c := range b {
+		counts[c]++
+	}
+	h := 0.0
+	for _, k := range counts {
+		if k > 0 {
+			p := float64(k) / float64(len(b))
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
 }
