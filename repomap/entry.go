@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/mod/modfile"
@@ -84,6 +85,14 @@ func readAgentFile(e *snapshot.Entry, tree fs.FS, resolve func(string) string) m
 
 // readStagedHead reads at most limit bytes of a staged file.
 func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
+	return readStagedInto(tree, name, limit, nil)
+}
+
+// readStagedInto is readStagedHead reading into buf's array when it holds
+// the head: the first mapHeadBytes in one read, not ReadAll's doubling
+// from 512 bytes (a read and an allocation at each step), and the rest,
+// if limit allows more, as ReadAll does.
+func readStagedInto(tree fs.FS, name string, limit int64, buf []byte) ([]byte, error) {
 	if tree == nil || !fs.ValidPath(name) {
 		return nil, fs.ErrInvalid
 	}
@@ -92,7 +101,21 @@ func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer file.Close()
-	return io.ReadAll(io.LimitReader(file, limit))
+	first := int(min(limit, mapHeadBytes))
+	if cap(buf) < first {
+		buf = make([]byte, first)
+	}
+	n, err := io.ReadFull(file, buf[:first])
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return buf[:n], nil
+	case err != nil:
+		return nil, err
+	case int64(n) == limit:
+		return buf[:n], nil
+	}
+	rest, err := io.ReadAll(io.LimitReader(file, limit-int64(n)))
+	return append(buf[:n:n], rest...), err
 }
 
 // projectKind names what the root holds a manifest for: a Go module, a
@@ -103,14 +126,10 @@ func readStagedHead(tree fs.FS, name string, limit int64) ([]byte, error) {
 func projectKind(staged []*snapshot.Entry, tree fs.FS) string {
 	var kinds []string
 	npm := ""
-	has := map[string]bool{}
-	for _, e := range staged {
-		has[e.Path] = true
-	}
 	for _, e := range staged {
 		switch e.Path {
 		case "Gemfile":
-			if has["config/application.rb"] {
+			if slices.ContainsFunc(staged, func(e *snapshot.Entry) bool { return e.Path == "config/application.rb" }) {
 				kinds = append(kinds, "Rails application")
 			} else {
 				kinds = append(kinds, "Ruby project")
@@ -340,12 +359,18 @@ func goMainDirs(goFiles map[string][]string, dirs map[string]*mapDir, tree fs.FS
 	return mains
 }
 
+// headBufs hold the heads isGoMain parses: the parsed file keeps no
+// reference to its source.
+var headBufs = sync.Pool{New: func() any { b := make([]byte, mapHeadBytes); return &b }}
+
 func isGoMain(files []string, tree fs.FS) bool {
 	if tree == nil {
 		return slices.ContainsFunc(files, func(p string) bool { return path.Base(p) == "main.go" })
 	}
+	buf := headBufs.Get().(*[]byte)
+	defer headBufs.Put(buf)
 	for _, p := range files {
-		head, err := readStagedHead(tree, p, mapHeadBytes)
+		head, err := readStagedInto(tree, p, mapHeadBytes, *buf)
 		if err != nil {
 			continue
 		}
