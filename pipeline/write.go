@@ -57,10 +57,10 @@ type written struct {
 // snapshot that needs only the records and the staged tree: it takes the
 // refresh state's entries (before buildManifest consumes recs), hands the
 // manifest's staged texts to the index build (indexes), then writes
-// files.json, secrets.json, oversize.json, REPO_MAP.md and
-// instructions.json. It runs on one goroutine, locked to its thread so
-// that its own CPU time is known (threadCPU) while the build runs beside
-// it.
+// files.json, the manifest's entries into the refresh state,
+// secrets.json, oversize.json, REPO_MAP.md and instructions.json. It runs
+// on one goroutine, locked to its thread so that its own CPU time is
+// known (threadCPU) while the build runs beside it.
 func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs []*stages.Record, pruned []stages.Pruned, decided []bool, res *Result, indexes chan<- []stages.StagedText) (wrote written, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -76,6 +76,9 @@ func (r *run) writeBeside(ctx context.Context, tree fs.FS, env *stages.Env, recs
 	indexes <- staged // the build starts (buffered: never waits)
 	res.Manifest = m
 	if wrote.filesSum, err = r.writeFilesJSON(m); err != nil {
+		return wrote, err
+	}
+	if err := r.state.Entries(m); err != nil { // beside the build, not after it
 		return wrote, err
 	}
 	if err := writeSecrets(r.out, res.Findings, r.opts.Version); err != nil {

@@ -5,7 +5,9 @@ import (
 	"encoding/gob"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/repoprep/repoprep/snapshot"
@@ -126,4 +128,72 @@ func FuzzDecodeChunks(f *testing.F) {
 			t.Fatalf("%d values from a body of %d bytes", len(got), len(body))
 		}
 	})
+}
+
+// TestStateEntriesEarly: a run writes the manifest's entries into the
+// state beside the index build (Entries), and Write only the rest; the
+// state read back is the one Write alone makes. Write refuses a manifest
+// other than the one whose entries were written.
+func TestStateEntriesEarly(t *testing.T) {
+	keys := NewKeys([]byte("a fingerprint key of 32 bytes..."))
+	for _, n := range []int{0, 1, stateChunkLen + 1} {
+		for _, same := range []bool{true, false} {
+			t.Run(fmt.Sprint(n, same), func(t *testing.T) {
+				lock, err := snapshot.Acquire(t.TempDir()+"/out", slog.New(slog.DiscardHandler))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer lock.Release()
+				p, err := lock.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Discard()
+				st, m := chunkedState(n)
+				files := st.Files
+				st.Files = nil
+				if err := st.begin(p, keys); err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				for _, e := range files {
+					if err := st.stream.add(e); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := st.Entries(m); err != nil {
+					t.Fatal(err)
+				}
+				final := m
+				if !same {
+					final = &snapshot.Manifest{Schema: m.Schema, Files: append(slices.Clone(m.Files), snapshot.Entry{Path: "late"})}
+				}
+				err = st.Write(p, "files", "map", final, nil, keys)
+				if !same {
+					if err == nil {
+						t.Fatal("Write took a manifest with an entry the state's entries lack")
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.WriteJSON(snapshot.FilesJSON, m); err != nil {
+					t.Fatal(err)
+				}
+				snap, err := snapshot.Open(p.Dir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer snap.Close()
+				got, err := readState(snap, keys.mac)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Files, files) || got.Manifest == nil || !slices.EqualFunc(got.Manifest.Files, m.Files, func(a, b snapshot.Entry) bool { return reflect.DeepEqual(a, b) }) {
+					t.Fatalf("read back %d files and %d entries, want %d and %d", len(got.Files), len(got.Manifest.Files), len(files), len(m.Files))
+				}
+			})
+		}
+	}
 }
