@@ -14,6 +14,7 @@ import (
 // apply to every rule unless it sets allow.no_placeholders; the doc lists them.
 var placeholderMarks = [][]byte{
 	[]byte("${"), []byte("{{"), []byte("$("), []byte("%("), []byte("#{"), // templates and env references
+	[]byte(`\(`), // Swift's interpolation: "a\(refreshCount)"
 	[]byte("<your"), []byte("your_"), []byte("your-"), []byte("yourkey"), []byte("your key"),
 	[]byte("changeme"), []byte("change_me"), []byte("change-me"), []byte("replaceme"), []byte("replace_me"),
 	[]byte("placeholder"), []byte("example"), []byte("dummy"), []byte("redacted"),

@@ -30,6 +30,7 @@ var codeExts = map[string]bool{
 	".pm": true, ".r": true, ".vue": true, ".svelte": true, ".ex": true, ".exs": true, ".clj": true, ".fs": true,
 	".vb": true, ".ps1": true, ".psm1": true, ".jl": true, ".hs": true, ".ml": true, ".erl": true, ".coffee": true,
 	".haml": true, ".slim": true, ".jsp": true, ".aspx": true, ".cshtml": true, ".razor": true, ".s": true, ".asm": true,
+	".eex": true, ".heex": true, ".leex": true, // Elixir's templates, of code as of pages: .ex.eex, .exs.eex
 	// schemas: password = 3 is a field's number, password: String! a type
 	".proto": true, ".thrift": true, ".graphql": true, ".gql": true, ".tl": true,
 }

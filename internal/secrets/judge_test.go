@@ -24,6 +24,14 @@ func TestJudgeAssignments(t *testing.T) {
 		{"app/user.js", "changePassword: function (old, neu) {", ""},
 		{"app/views/users/_form.html.erb", "<%= f.password_field :password_confirmation %>", ""},
 		{"app/models/user.rb", "validates :password, length: { minimum: 8 }", ""},
+		// Elixir templates of code (Phoenix's generators) read as the code they make.
+		{"priv/templates/phx.gen.auth/settings_controller.ex.eex", "        render(conn, :edit, password_changeset: changeset)", ""},
+		{"priv/templates/phx.gen.auth/test_cases.exs.eex", "  Accounts.update_user_password(user, %{password: too_long})", ""},
+		{"priv/templates/phx.gen.auth/test_cases.exs.eex", "  assert {:ok, {user, [%{token: ^hashed_token}]}} =", ""},
+		{"lib/app_web/live/user_live.html.heex", `<.input field={@form[:password]} type="password" value={@password} />`, ""},
+		{"priv/templates/phx.gen.auth/test_cases.exs.eex", `  %{password: "` + pw + `"}`, pw},
+		// Swift builds a string from \(...): a template, not a value (Alamofire's tests).
+		{"Tests/AuthenticationInterceptorTests.swift", `TestCredential(accessToken: "a\(refreshCount)", refreshToken: "a\(refreshCount)")`, ""},
 		{"src/Login.java", "String password = getPassword();", ""},
 		{"src/login.py", "password = " + word, ""},
 		{"config/db.yaml", "password: " + word, word},
