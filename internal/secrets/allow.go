@@ -14,6 +14,7 @@ import (
 // apply to every rule unless it sets allow.no_placeholders; the doc lists them.
 var placeholderMarks = [][]byte{
 	[]byte("${"), []byte("{{"), []byte("$("), []byte("%("), []byte("#{"), // templates and env references
+	[]byte("%s"), // a format string: "user_vital_status:%s" % name
 	[]byte(`\(`), // Swift's interpolation: "a\(refreshCount)"
 	[]byte("<your"), []byte("your_"), []byte("your-"), []byte("yourkey"), []byte("your key"),
 	[]byte("changeme"), []byte("change_me"), []byte("change-me"), []byte("replaceme"), []byte("replace_me"),
@@ -212,13 +213,17 @@ var plainURLRE = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?::[0-9
 // isPlainURL reports whether value is an address, not a credential: a URL without user
 // information or query whose path segments are words (an ACME server's newNonce
 // endpoint), not a token (a webhook's random last segment).
+// wordsNumberRE is a name of short words and a number in a URL's path:
+// RPM-GPG-KEY-remi2018, release_notes_v2.
+var wordsNumberRE = regexp.MustCompile(`^(?:[A-Za-z]{2,8}[-_])+[A-Za-z]{0,8}[0-9]{0,4}(?:\.[a-z]{2,4})?$`)
+
 func isPlainURL(value []byte) bool {
 	m := plainURLRE.FindSubmatch(value)
 	if m == nil {
 		return false
 	}
 	for _, seg := range bytes.Split(m[1], []byte("/")) {
-		if len(seg) >= 16 && bytes.ContainsAny(seg, "0123456789") && !digitName(seg) {
+		if len(seg) >= 16 && bytes.ContainsAny(seg, "0123456789") && !digitName(seg) && !wordsNumberRE.Match(seg) {
 			return false
 		}
 	}

@@ -86,6 +86,9 @@ var (
 // values) that is not a reference, a password hash, a path or a label, under a key the
 // rule wants. f is the content's format.
 func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
+	if f != formatCode && inAction(content, ms) {
+		f = formatCode // a template's action is code: Helm's {{- $password := index .Values.x $user }}
+	}
 	key, call := assignedKey(content, ms, gs)
 	if call && !(setterRE.MatchString(key) && soleArgument(content, ge)) {
 		return false // only a setter's one argument is assigned: setPassword("..."), not check(password, "...")
@@ -181,6 +184,13 @@ func soleArgument(content []byte, ge int) bool {
 		i++
 	}
 	return i < len(content) && content[i] == ')'
+}
+
+// inAction reports whether ms lies inside a template action ({{ ... }}: Go
+// templates, Helm, Jinja, Handlebars) opened on its line.
+func inAction(content []byte, ms int) bool {
+	line := content[bytes.LastIndexByte(content[:ms], '\n')+1 : ms]
+	return bytes.LastIndex(line, []byte("{{")) > bytes.LastIndex(line, []byte("}}"))
 }
 
 // inLiteral reports whether a line of code that reads prefix so far is inside a

@@ -30,6 +30,12 @@ func TestJudgeAssignments(t *testing.T) {
 		{"priv/templates/phx.gen.auth/test_cases.exs.eex", "  assert {:ok, {user, [%{token: ^hashed_token}]}} =", ""},
 		{"lib/app_web/live/user_live.html.heex", `<.input field={@form[:password]} type="password" value={@password} />`, ""},
 		{"priv/templates/phx.gen.auth/test_cases.exs.eex", `  %{password: "` + pw + `"}`, pw},
+		// A Go template's action is code (Helm's _helpers.tpl), a %s value a format (Django's
+		// site), a URL with a name at its end no token (an Ansible playbook).
+		{"charts/pushgateway/templates/_helpers.tpl", `{{- $password := index .Values.webConfiguration.basicAuthUsers $user }}`, ""},
+		{"charts/app/templates/secret.yaml", `{{- $password := "` + pw + `" }}`, pw},
+		{"accounts/views.py", `    key = "user_vital_status:%s" % hashlib.md5(username).hexdigest()`, ""},
+		{"nodejs-role/playbook.yml", `        key: "https://rpms.remirepo.net/RPM-GPG-KEY-remi2018"`, ""},
 		// Swift builds a string from \(...): a template, not a value (Alamofire's tests).
 		{"Tests/AuthenticationInterceptorTests.swift", `TestCredential(accessToken: "a\(refreshCount)", refreshToken: "a\(refreshCount)")`, ""},
 		{"src/Login.java", "String password = getPassword();", ""},
