@@ -52,7 +52,8 @@ var shellVarRE = regexp.MustCompile(`\$[A-Z][A-Z_]{3,}(?:[^A-Za-z0-9]|$)`)
 var envRef = regexp.MustCompile(`^(?:\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%|(?:\{|%7[Bb])[A-Za-z_][A-Za-z0-9_]*(?:[.:][A-Za-z0-9_-]+)*(?:\}|%7[Dd]))$`)
 
 // isPlaceholder reports whether secret looks like a stand-in: a template, a "your key
-// here", a mask, a counting sequence, a <...> slot, or mostly one repeated character.
+// here" (or a value that starts with "your" and a word), a mask, a counting sequence, a
+// <...> slot, or mostly one repeated character.
 func isPlaceholder(secret []byte) bool {
 	lower := bytes.ToLower(secret)
 	for _, m := range placeholderMarks {
@@ -62,6 +63,9 @@ func isPlaceholder(secret []byte) bool {
 	}
 	if len(secret) >= 2 && secret[0] == '<' && secret[len(secret)-1] == '>' {
 		return true
+	}
+	if len(lower) >= 8 && bytes.HasPrefix(lower, []byte("your")) && 'a' <= lower[4] && lower[4] <= 'z' {
+		return true // YourPwdShouldBeLongAndSecure!, yourStrong(!)Password: what to put there
 	}
 	if envRef.Match(secret) || wholePlaceholder.Match(secret) || shellVarRE.Match(secret) || templateSlotRE.Match(secret) {
 		return true // $VAR, ${VAR}, %VAR%, {env.VAR}: where the secret is, not the secret

@@ -19,6 +19,7 @@ func TestCommonValue(t *testing.T) {
 		{"password: admin", "admin", true},
 		{"password: Admin@123", "Admin@123", true},
 		{"password: pass4321", "pass4321", true},
+		{`DEFAULT_PASSWORD = "Pass@word1";`, "Pass@word1", true}, // ASP.NET's samples (eShopOnWeb)
 		{"PASSWORD=test_123456", "test_123456", true},
 		{"pw = 'rootroot'", "rootroot", true},
 		{"pw = 'passw2'", "passw2", true},
