@@ -40,7 +40,7 @@ func TestLongBlock(t *testing.T) {
 	}
 	for _, chunk := range []int{4 << 10, 64 << 10, 150 << 10, chunkBytes} {
 		t.Run(fmt.Sprint(chunk), func(t *testing.T) {
-			hits, err := s.scanReader(context.Background(), bytes.NewReader(content), nil, formatCode, chunk)
+			hits, err := s.scanReader(context.Background(), bytes.NewReader(content), nil, "block.go", chunk)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestBlockEdges(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			whole := s.Scan([]byte(tc.content))
 			for _, chunk := range []int{2 << 10, 80 << 10, chunkBytes} {
-				hits, err := s.scanReader(context.Background(), strings.NewReader(tc.content), nil, formatCode, chunk)
+				hits, err := s.scanReader(context.Background(), strings.NewReader(tc.content), nil, "block.go", chunk)
 				if err != nil {
 					t.Fatal(err)
 				}

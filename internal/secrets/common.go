@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"bytes"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -13,14 +14,43 @@ import (
 // masked: a default or test password made of default words and digits (admin123,
 // pass4321, Root@123; rules.DefaultWord), digits that repeat or mirror (123123,
 // 123321), one character over and over (zzzz), the user's own name given on the same
-// line (user=gorm password=gorm, postgres://guest:guest@), or a sentence in a script
-// that is not ASCII (a translated prompt under a password key).
-func commonValue(content []byte, gs, ge int) bool {
+// line (user=gorm password=gorm, postgres://guest:guest@), a word of the content's own
+// path (pathWord), or a sentence in a script that is not ASCII (a translated prompt
+// under a password key).
+func commonValue(content []byte, gs, ge int, path string) bool {
 	v := content[gs:ge]
 	if len(v) == 0 || len(v) > maxCommonValue {
 		return false
 	}
-	return defaultWords(v) || simpleDigits(v) || oneByte(v) || sentence(v) || userEcho(content, gs, ge)
+	return defaultWords(v) || simpleDigits(v) || oneByte(v) || sentence(v) || userEcho(content, gs, ge) || pathWord(v, path)
+}
+
+// pathWord reports whether v, 4 to 16 lower-case letters, is a word of path (between
+// its / - _ . and spaces): a sample's password named for its product,
+// gitea-postgres/compose.yaml's POSTGRES_PASSWORD=gitea, cassandra/cassandra.yaml's
+// keystore_password: cassandra. A random value is never such a word.
+func pathWord(v []byte, path string) bool {
+	if len(v) < 4 || len(v) > 16 {
+		return false
+	}
+	for _, c := range v {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	for path != "" {
+		i := strings.IndexAny(path, "/-_. ")
+		word := path
+		if i >= 0 {
+			word, path = path[:i], path[i+1:]
+		} else {
+			path = ""
+		}
+		if strings.EqualFold(word, string(v)) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxCommonValue bounds the values commonValue looks at: defaults are short.

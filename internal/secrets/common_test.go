@@ -50,7 +50,7 @@ func TestCommonValue(t *testing.T) {
 		if strings.HasPrefix(c.line, "amqp:") || strings.HasPrefix(c.line, "postgres:") {
 			gs = bytes.LastIndex(content, []byte(":"+c.value+"@")) + 1
 		}
-		if got := commonValue(content, gs, gs+len(c.value)); got != c.want {
+		if got := commonValue(content, gs, gs+len(c.value), ""); got != c.want {
 			t.Errorf("commonValue(%q, %q) = %v, want %v", c.line, c.value, got, c.want)
 		}
 	}
@@ -65,13 +65,48 @@ func FuzzCommonValue(f *testing.F) {
 		if gs < 0 || ge > len(content) || gs > ge {
 			return
 		}
-		got := commonValue(content, gs, ge)
+		got := commonValue(content, gs, ge, "")
 		// Text after the value's line cannot change the answer.
 		if nl := bytes.IndexByte(content[ge:], '\n'); nl >= 0 {
 			cut := content[:ge+nl]
-			if commonValue(cut, gs, ge) != got {
+			if commonValue(cut, gs, ge, "") != got {
 				t.Fatalf("commonValue(%q) depends on the next lines", content)
 			}
 		}
 	})
+}
+
+// TestPathWord: a password that is a word of its file's path names the sample's own
+// product; a value with other bytes, or a word of another path, does not.
+func TestPathWord(t *testing.T) {
+	for _, c := range []struct {
+		value, path string
+		want        bool
+	}{
+		{"gitea", "gitea-postgres/compose.yaml", true},
+		{"nextcloud", "nextcloud-redis-mariadb/compose.yaml", true},
+		{"cassandra", "databases/cassandra/image/files/cassandra.yaml", true},
+		{"wordpress", "wordpress-mysql/compose.yaml", true},
+		{"compose", "gitea-postgres/compose.yaml", true},
+		{"somewordpress", "wordpress-mysql/compose.yaml", false},
+		{"gitea", "postgres/compose.yaml", false},
+		{"Gitea", "gitea-postgres/compose.yaml", false},
+		{"gitea1", "gitea1/compose.yaml", false},
+		{"git", "git/compose.yaml", false},
+		{"gitea", "", false},
+		{"abcdefghijklmnopq", "abcdefghijklmnopq/x.yaml", false},
+	} {
+		if got := pathWord([]byte(c.value), c.path); got != c.want {
+			t.Errorf("pathWord(%q, %q) = %v, want %v", c.value, c.path, got, c.want)
+		}
+	}
+	// Through a scan: the rule finds the password beside another product's path.
+	s := defaultScanner(t)
+	content := []byte("services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD=nextcloud\n")
+	if fs := s.ScanContent(content, "nextcloud-postgres/compose.yaml"); len(fs) != 0 {
+		t.Errorf("nextcloud-postgres/compose.yaml: %d findings, want none", len(fs))
+	}
+	if fs := s.ScanContent(content, "blog/compose.yaml"); len(fs) != 1 {
+		t.Errorf("blog/compose.yaml: %d findings, want the password", len(fs))
+	}
 }

@@ -45,7 +45,7 @@ func (s *Scanner) ScanFileAs(name, path string, redact bool) ([]Finding, error) 
 	if err != nil {
 		return nil, err
 	}
-	hits, err := s.scanReader(context.Background(), f, s.pathSkips(path), formatOf(path), chunkBytes)
+	hits, err := s.scanReader(context.Background(), f, s.pathSkips(path), path, chunkBytes)
 	f.Close()
 	found := stripHits(hits)
 	if err != nil || !redact || len(found) == 0 {
@@ -83,7 +83,7 @@ func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, path string) (*Sc
 
 // scan is ScanReader without the rules skip marks.
 func (s *Scanner) scan(ctx context.Context, r io.Reader, skip []bool, path string) (*Scan, error) {
-	hits, err := s.scanReader(ctx, r, skip, formatOf(path), chunkBytes)
+	hits, err := s.scanReader(ctx, r, skip, path, chunkBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (s *Scanner) ScanBytes(ctx context.Context, content []byte, path string) (*
 	if len(content) > chunkBytes {
 		return s.ScanReader(ctx, bytes.NewReader(content), path)
 	}
-	cands, _ := s.candidates(ctx, content, nil, formatOf(path))
+	cands, _ := s.candidates(ctx, content, nil, path)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func fill(r io.Reader, buf []byte) ([]byte, bool, error) {
 // openBlock through the next steps, whatever its length; findings inside it are dropped
 // once it closes. chunk is a parameter so tests can cross many chunk boundaries in a
 // small file.
-func (s *Scanner) scanReader(ctx context.Context, r io.Reader, skip []bool, f format, chunk int) ([]hit, error) {
+func (s *Scanner) scanReader(ctx context.Context, r io.Reader, skip []bool, path string, chunk int) ([]hit, error) {
 	var buf []byte
 	if chunk == chunkBytes {
 		// A fresh 4 MiB buffer per file made the stage spend most of its
@@ -238,7 +238,7 @@ func (s *Scanner) scanReader(ctx context.Context, r io.Reader, skip []bool, f fo
 				keep = scanEnd - carryBytes // one huge line: cut it
 			}
 		}
-		cands, open := s.candidates(ctx, buf[:scanEnd], skip, f)
+		cands, open := s.candidates(ctx, buf[:scanEnd], skip, path)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

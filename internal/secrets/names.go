@@ -26,7 +26,7 @@ func (s *Scanner) ScanName(name string, vals *Values) []Finding {
 		}
 	}
 	content := []byte(name)
-	cands, _ := s.candidates(context.Background(), content, skip, formatUnknown)
+	cands, _ := s.candidates(context.Background(), content, skip, "")
 	hits := s.findings(content, cands, 0, 0)
 	out := make([]Finding, 0, len(hits))
 	for _, h := range hits {

@@ -100,7 +100,7 @@ func FuzzWindowsBySegments(f *testing.F) {
 func candidatesUngated(s *Scanner, content []byte, path string) []candidate {
 	defer func(old bool) { useGates = old }(useGates)
 	useGates = false
-	c, _ := s.candidates(context.Background(), content, s.pathSkips(path), formatOf(path))
+	c, _ := s.candidates(context.Background(), content, s.pathSkips(path), path)
 	return c
 }
 
@@ -115,7 +115,7 @@ func TestGatesKeepCandidates(t *testing.T) {
 	}
 	found := 0
 	for _, f := range files {
-		got, _ := s.candidates(context.Background(), f, nil, formatOf("x.go"))
+		got, _ := s.candidates(context.Background(), f, nil, "x.go")
 		want := candidatesUngated(s, f, "x.go")
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("gated candidates %v, ungated %v", got, want)
@@ -134,7 +134,7 @@ func FuzzGatesKeepCandidates(f *testing.F) {
 		if len(content) > 16<<10 {
 			return
 		}
-		got, _ := s.candidates(context.Background(), content, s.pathSkips(path), formatOf(path))
+		got, _ := s.candidates(context.Background(), content, s.pathSkips(path), path)
 		if want := candidatesUngated(s, content, path); !reflect.DeepEqual(got, want) {
 			t.Fatalf("gated candidates %v, ungated %v", got, want)
 		}

@@ -269,7 +269,7 @@ func (s *Scanner) Scan(content []byte) []Finding {
 // chooses how assigned values are read (a bare word is a value in YAML and an identifier
 // in Go) and which path allowlists apply.
 func (s *Scanner) ScanContent(content []byte, path string) []Finding {
-	cands, _ := s.candidates(context.Background(), content, s.pathSkips(path), formatOf(path))
+	cands, _ := s.candidates(context.Background(), content, s.pathSkips(path), path)
 	return stripHits(s.findings(content, cands, 1, 0))
 }
 
@@ -298,12 +298,14 @@ type candidate struct {
 }
 
 // candidates runs the pre-filter and the rules over content and resolves overlaps. skip,
-// when not nil, drops whole rules; f is the content's format. open, when not nil, is a
+// when not nil, drops whole rules; path (slash-separated, "" for none) gives the
+// content's format and the words of its name (commonValue). open, when not nil, is a
 // block rule's opening marker whose closing marker is not in content: a streaming caller
 // looks for it in what follows.
 //
 // It gives up (with what it has) once ctx is done; the caller checks ctx.
-func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f format) (cands []candidate, open *openBlock) {
+func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, path string) (cands []candidate, open *openBlock) {
+	f := formatOf(path)
 	set := s.windowsFor(content, skip)
 	defer s.putWindows(set)
 	wins := set.wins
@@ -343,7 +345,7 @@ func (s *Scanner) candidates(ctx context.Context, content []byte, skip []bool, f
 				if r.decode != "" && !r.decodes(content[gs:ge]) {
 					continue
 				}
-				if !r.isSecret(content[gs:ge]) || r.guessable && commonValue(content, gs, ge) {
+				if !r.isSecret(content[gs:ge]) || r.guessable && commonValue(content, gs, ge, path) {
 					continue
 				}
 				cands = append(cands, candidate{span: span{gs, ge}, secret: span{gs, ge}, rule: ri})

@@ -224,7 +224,7 @@ func TestChunkBoundaries(t *testing.T) {
 	}
 	for _, chunk := range []int{1 << 10, 97 << 10, 1 << 20, chunkBytes} {
 		t.Run(fmt.Sprint(chunk), func(t *testing.T) {
-			hits, err := s.scanReader(context.Background(), bytes.NewReader(content), nil, formatUnknown, chunk)
+			hits, err := s.scanReader(context.Background(), bytes.NewReader(content), nil, "", chunk)
 			if err != nil {
 				t.Fatal(err)
 			}
