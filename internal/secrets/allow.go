@@ -15,6 +15,7 @@ import (
 var placeholderMarks = [][]byte{
 	[]byte("${"), []byte("{{"), []byte("$("), []byte("%("), []byte("#{"), // templates and env references
 	[]byte("%s"), // a format string: "user_vital_status:%s" % name
+	[]byte("{$"), // PHP's interpolation: "validation.{$lowerRule}"
 	[]byte(`\(`), // Swift's interpolation: "a\(refreshCount)"
 	[]byte("<your"), []byte("your_"), []byte("your-"), []byte("yourkey"), []byte("your key"),
 	[]byte("changeme"), []byte("change_me"), []byte("change-me"), []byte("replaceme"), []byte("replace_me"),
@@ -43,6 +44,10 @@ var formatOnly = regexp.MustCompile(`^(?:%[-+# 0-9.*]*[a-zA-Z%]|%\([^)]*\)[a-zA-
 // wholePlaceholder matches whole values that are stand-ins: my-api-key, demo, test.
 var wholePlaceholder = regexp.MustCompile(`(?i)^(?:my[-_]?(?:api[-_]?key|token|secret|password|pass|key)|demo|test|sample|none|todo|tbd|fixme)$`)
 
+// memberRE is a variable's element or member inside a value: PHP's
+// '--password='.$connection['password'] read from its closing quote on.
+var memberRE = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*(?:\[|->)`)
+
 // shellVarRE is a shell variable inside a value: "$RANDOM***$RANDOM" is made by the shell.
 var shellVarRE = regexp.MustCompile(`\$[A-Z][A-Z_]{3,}(?:[^A-Za-z0-9]|$)`)
 
@@ -68,7 +73,7 @@ func isPlaceholder(secret []byte) bool {
 	if len(lower) >= 8 && bytes.HasPrefix(lower, []byte("your")) && 'a' <= lower[4] && lower[4] <= 'z' {
 		return true // YourPwdShouldBeLongAndSecure!, yourStrong(!)Password: what to put there
 	}
-	if envRef.Match(secret) || wholePlaceholder.Match(secret) || shellVarRE.Match(secret) || templateSlotRE.Match(secret) {
+	if envRef.Match(secret) || wholePlaceholder.Match(secret) || shellVarRE.Match(secret) || templateSlotRE.Match(secret) || memberRE.Match(secret) {
 		return true // $VAR, ${VAR}, %VAR%, {env.VAR}: where the secret is, not the secret
 	}
 	if formatOnly.Match(secret) {

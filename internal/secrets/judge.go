@@ -360,7 +360,16 @@ func (r *rule) decodes(secret []byte) bool {
 	if r.placeholders && !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{")) && isPlaceholder(out) {
 		return false
 	}
-	return r.decoded.Match(out)
+	if !r.decoded.Match(out) {
+		return false
+	}
+	// A user:password whose password anybody could guess (admin:password, foo:bar in a
+	// web framework's tests) is a default, as it is in clear.
+	cred := bytes.TrimRight(out, "\r\n")
+	if i := bytes.IndexByte(cred, ':'); r.guessable && i >= 0 && commonValue(cred, i+1, len(cred), "") {
+		return false
+	}
+	return true
 }
 
 func alnumCount(b []byte) int {

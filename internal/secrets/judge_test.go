@@ -36,6 +36,12 @@ func TestJudgeAssignments(t *testing.T) {
 		{"charts/app/templates/secret.yaml", `{{- $password := "` + pw + `" }}`, pw},
 		{"accounts/views.py", `    key = "user_vital_status:%s" % hashlib.md5(username).hexdigest()`, ""},
 		{"nodejs-role/playbook.yml", `        key: "https://rpms.remirepo.net/RPM-GPG-KEY-remi2018"`, ""},
+		// PHP: a string interpolated, a password concatenated (Laravel's DbCommand).
+		{"src/Illuminate/Validation/Concerns/FormatsMessages.php", `        $key = "validation.{$lowerRule}.{$type}";`, ""},
+		{"src/Illuminate/Database/Console/DbCommand.php", `            'password' => '--password='.$connection['password'],`, ""},
+		// Basic credentials anybody could guess, in a web framework's tests (gin).
+		{"auth_test.go", `		value: "Basic YWRtaW46cGFzc3dvcmQ=",`, ""},
+		{"auth_test.go", `		value: "Basic Zm9vOmJhcg==",`, ""},
 		// Swift builds a string from \(...): a template, not a value (Alamofire's tests).
 		{"Tests/AuthenticationInterceptorTests.swift", `TestCredential(accessToken: "a\(refreshCount)", refreshToken: "a\(refreshCount)")`, ""},
 		{"src/Login.java", "String password = getPassword();", ""},
