@@ -211,9 +211,12 @@ func userKeyBefore(before []byte) bool {
 	for i > 0 && isAlnum(trimmed[i-1]) {
 		i--
 	}
-	switch string(bytes.ToLower(trimmed[i:])) {
-	case "user", "username", "login", "uid", "role", "usr":
+	switch word := string(bytes.ToLower(trimmed[i:])); {
+	case word == "user", word == "username", word == "login", word == "uid", word == "role", word == "usr":
 		return true
+	case word == "exists" && bytes.HasSuffix(bytes.ToLower(trimmed), []byte(" if not exists")):
+		// SQL: CREATE USER IF NOT EXISTS 'petclinic'@'%' IDENTIFIED BY 'petclinic'
+		return userKeyBefore(trimmed[:len(trimmed)-len(" if not exists")])
 	}
 	return false
 }

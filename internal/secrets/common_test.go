@@ -30,6 +30,8 @@ func TestCommonValue(t *testing.T) {
 		{"pw = '請提供新的密碼.'", "請提供新的密碼.", true},
 		{`<host user="gorm" password="gorm"/>`, "gorm", true},
 		{"CREATE USER db1 WITH PASSWORD 'db1';", "db1", true},
+		{"CREATE USER IF NOT EXISTS 'petclinic'@'%' IDENTIFIED BY 'petclinic';", "petclinic", true}, // spring-petclinic
+		{"CREATE TABLE IF NOT EXISTS 'petclinic' (pw) VALUES ('petclinic');", "petclinic", false},
 		{"amqp://guest:guest@localhost:5672", "guest", true},
 		{"postgres://postgres:postgres@db/app", "postgres", true},
 
