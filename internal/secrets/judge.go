@@ -142,8 +142,11 @@ func (r *rule) judgeAssignment(content []byte, ms, gs, ge int, f format) bool {
 			return false // a call or an index: password = getpass(...)
 		}
 	}
-	if f == formatCode && quoted && (identRE.Match(value) && bytes.ContainsAny(value, ".:>") || camelOrSnakeRE.Match(value)) {
-		return false // "user.password", "App::Password", "encodeUserPassword", "password_confirmation": names
+	if f == formatCode && quoted && identRE.Match(value) && bytes.ContainsAny(value, ".:>") {
+		return false // "user.password", "App::Password": names
+	}
+	if (f == formatCode || f == formatProse) && quoted && camelOrSnakeRE.Match(value) {
+		return false // "encodeUserPassword", "password_confirmation", a doc's identity_token="test_schema_2": names
 	}
 	if referenceRE.Match(value) || hashRE.Match(value) || encryptedRE.Match(value) {
 		return false
