@@ -74,3 +74,36 @@ func DefaultWord(w string) bool { return defaultWords()[w] }
 // MaxDefaultWord bounds the words of defaults/default_words.txt (checked by its
 // test), so a caller breaking a value into words tries no longer pieces.
 const MaxDefaultWord = 16
+
+// publishedTXT lists the credentials standards publish as examples; see
+// defaults/published_examples.txt.
+//
+//go:embed defaults/published_examples.txt
+var publishedTXT string
+
+// published is that list, lower-cased, read once.
+var published = sync.OnceValue(func() []string {
+	var out []string
+	for line := range strings.Lines(publishedTXT) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, strings.ToLower(line))
+	}
+	return out
+})
+
+// PublishedExample reports whether lower, a lower-cased secret, holds a
+// credential a standard publishes as its example (RFC 6749's
+// 2YotnFZFEjr1zCsicMWpAA, RFC 5849's hh5s93j4hdidpola...): anybody can
+// read it, so it protects nothing. Safe for concurrent use.
+func PublishedExample(lower []byte) bool {
+	text := string(lower)
+	for _, v := range published() {
+		if strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
+}

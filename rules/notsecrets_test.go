@@ -72,3 +72,34 @@ func TestDefaultWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishedExamples: the list is lower-case values of 10 bytes or more
+// (a short one would hold too many real secrets), and a secret that holds
+// one, in any case, is a published example; one that does not is not.
+func TestPublishedExamples(t *testing.T) {
+	n := 0
+	for line := range strings.Lines(publishedTXT) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n++
+		if line != strings.ToLower(line) || len(line) < 10 || strings.ContainsAny(line, " \t") {
+			t.Errorf("published_examples.txt: %q is not a lower-case value of 10 bytes or more", line)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("published_examples.txt holds %d values", n)
+	}
+	for v, want := range map[string]bool{
+		"2yotnfzfejr1zcsicmwpaa":                  true,
+		`"access_token":"2yotnfzfejr1zcsicmwpaa"`: true,
+		"oauth_token=hh5s93j4hdidpola":            true,
+		"2yotnfzfejr1zcsicmwpab":                  false,
+		"s6bhdrkqt":                               false,
+	} {
+		if got := PublishedExample([]byte(v)); got != want {
+			t.Errorf("PublishedExample(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/repoprep/repoprep/rules"
 )
 
 // placeholderMarks are texts that make a candidate a stand-in rather than a secret. They
@@ -66,6 +68,9 @@ func isPlaceholder(secret []byte) bool {
 		if bytes.Contains(lower, m) {
 			return true
 		}
+	}
+	if rules.PublishedExample(lower) {
+		return true // a standard's example: RFC 6749's 2YotnFZFEjr1zCsicMWpAA
 	}
 	if len(secret) >= 2 && secret[0] == '<' && secret[len(secret)-1] == '>' {
 		return true

@@ -47,6 +47,10 @@ func TestJudgeAssignments(t *testing.T) {
 		{"setup.cfg", "postgresql = postgresql+psycopg://scott:tiger@127.0.0.1:5432/test", ""},
 		{"doc/build/orm/queryguide/api.rst", `                identity_token="test_schema_2",`, ""},
 		{"docs/config.md", `    api_key="` + pw + `",`, pw},
+		// The examples the OAuth RFCs publish, in a library that implements them (authlib).
+		{"authlib/oauth2/rfc6749/grants/authorization_code.py", `        "access_token":"2YotnFZFEjr1zCsicMWpAA",`, ""},
+		{"authlib/oauth2/rfc6749/grants/base.py", `    Authorization: Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW`, ""},
+		{"authlib/oauth1/rfc5849/signature.py", `        oauth_token="kkk9d7dh3k39sjv7",`, ""},
 		// Swift builds a string from \(...): a template, not a value (Alamofire's tests).
 		{"Tests/AuthenticationInterceptorTests.swift", `TestCredential(accessToken: "a\(refreshCount)", refreshToken: "a\(refreshCount)")`, ""},
 		{"src/Login.java", "String password = getPassword();", ""},
