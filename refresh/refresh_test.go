@@ -2,9 +2,7 @@ package refresh
 
 import (
 	"bytes"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,18 +53,8 @@ func TestKeyCoversInputs(t *testing.T) {
 // written with, and with no other; a byte changed in it, or a trailing
 // byte, makes it unusable.
 func TestStateAuthenticated(t *testing.T) {
-	keys := NewKeys([]byte("a fingerprint key of 32 bytes..."))
-	out := filepath.Join(t.TempDir(), "out")
-	lock, err := snapshot.Acquire(out, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Release()
-	p, err := lock.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Discard()
+	keys := testKeys
+	p := pendingOut(t)
 	m := &snapshot.Manifest{Schema: snapshot.FilesSchema, Files: []snapshot.Entry{{Path: "a.go", Staged: true}}}
 	st := &State{Schema: stateSchema, Key: "blake3:k", StartedNs: 1, Values: []string{"v"}, Files: []stateEntry{{Path: "a.go", Size: 3}}}
 	if err := st.Write(p, "files", "map", m, nil, keys); err != nil {

@@ -13,28 +13,29 @@ import (
 	"github.com/repoprep/repoprep/snapshot"
 )
 
-// writeState writes st with a manifest of entries into a pending
-// snapshot and returns the state read back and the bytes Write allocated.
-func writeState(t *testing.T, st *State, m *snapshot.Manifest) (*State, uint64) {
+// testKeys are the keys the state tests write and read with.
+var testKeys = NewKeys([]byte("a fingerprint key of 32 bytes..."))
+
+// pendingOut begins a snapshot in a fresh OUT, discarded when the test ends.
+func pendingOut(t *testing.T) *snapshot.Pending {
 	t.Helper()
-	keys := NewKeys([]byte("a fingerprint key of 32 bytes..."))
 	lock, err := snapshot.Acquire(t.TempDir()+"/out", slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Release()
+	t.Cleanup(lock.Release)
 	p, err := lock.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Discard()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if err := st.Write(p, "files", "map", m, nil, keys); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
+	t.Cleanup(p.Discard)
+	return p
+}
+
+// readBack writes m as the pending snapshot's files.json and reads back
+// the state written into it.
+func readBack(t *testing.T, p *snapshot.Pending, m *snapshot.Manifest) *State {
+	t.Helper()
 	if err := p.WriteJSON(snapshot.FilesJSON, m); err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,26 @@ func writeState(t *testing.T, st *State, m *snapshot.Manifest) (*State, uint64) 
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	got, err := readState(snap, keys.mac)
+	got, err := readState(snap, testKeys.mac)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return got, after.TotalAlloc - before.TotalAlloc
+	return got
+}
+
+// writeState writes st with a manifest of entries into a pending
+// snapshot and returns the state read back and the bytes Write allocated.
+func writeState(t *testing.T, st *State, m *snapshot.Manifest) (*State, uint64) {
+	t.Helper()
+	p := pendingOut(t)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := st.Write(p, "files", "map", m, nil, testKeys); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return readBack(t, p, m), after.TotalAlloc - before.TotalAlloc
 }
 
 func chunkedState(n int) (*State, *snapshot.Manifest) {
@@ -135,24 +151,14 @@ func FuzzDecodeChunks(f *testing.F) {
 // state read back is the one Write alone makes. Write refuses a manifest
 // other than the one whose entries were written.
 func TestStateEntriesEarly(t *testing.T) {
-	keys := NewKeys([]byte("a fingerprint key of 32 bytes..."))
 	for _, n := range []int{0, 1, stateChunkLen + 1} {
 		for _, same := range []bool{true, false} {
 			t.Run(fmt.Sprint(n, same), func(t *testing.T) {
-				lock, err := snapshot.Acquire(t.TempDir()+"/out", slog.New(slog.DiscardHandler))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer lock.Release()
-				p, err := lock.Begin()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer p.Discard()
+				p := pendingOut(t)
 				st, m := chunkedState(n)
 				files := st.Files
 				st.Files = nil
-				if err := st.begin(p, keys); err != nil {
+				if err := st.begin(p, testKeys); err != nil {
 					t.Fatal(err)
 				}
 				defer st.Close()
@@ -168,7 +174,7 @@ func TestStateEntriesEarly(t *testing.T) {
 				if !same {
 					final = &snapshot.Manifest{Schema: m.Schema, Files: append(slices.Clone(m.Files), snapshot.Entry{Path: "late"})}
 				}
-				err = st.Write(p, "files", "map", final, nil, keys)
+				err := st.Write(p, "files", "map", final, nil, testKeys)
 				if !same {
 					if err == nil {
 						t.Fatal("Write took a manifest with an entry the state's entries lack")
@@ -178,18 +184,7 @@ func TestStateEntriesEarly(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := p.WriteJSON(snapshot.FilesJSON, m); err != nil {
-					t.Fatal(err)
-				}
-				snap, err := snapshot.Open(p.Dir())
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer snap.Close()
-				got, err := readState(snap, keys.mac)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := readBack(t, p, m)
 				if !slices.Equal(got.Files, files) || got.Manifest == nil || !slices.EqualFunc(got.Manifest.Files, m.Files, func(a, b snapshot.Entry) bool { return reflect.DeepEqual(a, b) }) {
 					t.Fatalf("read back %d files and %d entries, want %d and %d", len(got.Files), len(got.Manifest.Files), len(files), len(m.Files))
 				}
