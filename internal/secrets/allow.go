@@ -22,6 +22,7 @@ var placeholderMarks = [][]byte{
 	[]byte("<your"), []byte("your_"), []byte("your-"), []byte("yourkey"), []byte("your key"),
 	[]byte("changeme"), []byte("change_me"), []byte("change-me"), []byte("replaceme"), []byte("replace_me"),
 	[]byte("changeit"), // the JDK's keystore default, which samples keep
+	[]byte("changethis"),
 	[]byte("placeholder"), []byte("example"), []byte("dummy"), []byte("redacted"),
 	[]byte("xxxx"), []byte("****"), []byte("..."), []byte("…"),
 	[]byte("12345678"), []byte("abcdefgh"),

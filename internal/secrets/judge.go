@@ -31,6 +31,7 @@ var codeExts = map[string]bool{
 	".vb": true, ".ps1": true, ".psm1": true, ".jl": true, ".hs": true, ".ml": true, ".erl": true, ".coffee": true,
 	".haml": true, ".slim": true, ".jsp": true, ".aspx": true, ".cshtml": true, ".razor": true, ".s": true, ".asm": true,
 	".eex": true, ".heex": true, ".leex": true, // Elixir's templates, of code as of pages: .ex.eex, .exs.eex
+	".css": true, ".scss": true, ".sass": true, ".less": true, // input[type="password"]:hover is a selector
 	// schemas: password = 3 is a field's number, password: String! a type
 	".proto": true, ".thrift": true, ".graphql": true, ".gql": true, ".tl": true,
 }

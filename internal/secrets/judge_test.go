@@ -51,6 +51,11 @@ func TestJudgeAssignments(t *testing.T) {
 		{"authlib/oauth2/rfc6749/grants/authorization_code.py", `        "access_token":"2YotnFZFEjr1zCsicMWpAA",`, ""},
 		{"authlib/oauth2/rfc6749/grants/base.py", `    Authorization: Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW`, ""},
 		{"authlib/oauth1/rfc5849/signature.py", `        oauth_token="kkk9d7dh3k39sjv7",`, ""},
+		// A style sheet's selector, a template's stand-in, a test's weak password
+		// (keycloak-quickstarts, full-stack-fastapi-template).
+		{"themes/admin/resources/css/styles.css", `input[type="password"]:hover {`, ""},
+		{".env", "POSTGRES_PASSWORD=changethis", ""},
+		{"frontend/tests/sign-up.spec.ts", `    const password = "weak"`, ""},
 		// Swift builds a string from \(...): a template, not a value (Alamofire's tests).
 		{"Tests/AuthenticationInterceptorTests.swift", `TestCredential(accessToken: "a\(refreshCount)", refreshToken: "a\(refreshCount)")`, ""},
 		{"src/Login.java", "String password = getPassword();", ""},

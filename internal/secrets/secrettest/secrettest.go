@@ -95,7 +95,7 @@ func Expand(t string) string {
 // in step with the marks and the default rules.
 var StandIns = []string{
 	"fake", "xxxx", "pass", "secret", "example", "dummy", "redacted", "placeholder",
-	"changeme", "change_me", "change-me", "changeit", "replaceme", "replace_me", "your_", "your-", "yourkey",
+	"changeme", "change_me", "change-me", "changeit", "changethis", "replaceme", "replace_me", "your_", "your-", "yourkey",
 	"12345678", "abcdefgh", "opensesame", "aladdin", "foobar", "super-secret", "secr3t",
 	"s3cr3t", "ywxhzgrpbjpvcgvuc2vzyw1l", "correcthorse", "0001020304", "0102030405", "encrypted",
 }
