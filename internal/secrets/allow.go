@@ -47,9 +47,11 @@ var formatOnly = regexp.MustCompile(`^(?:%[-+# 0-9.*]*[a-zA-Z%]|%\([^)]*\)[a-zA-
 // wholePlaceholder matches whole values that are stand-ins: my-api-key, demo, test.
 var wholePlaceholder = regexp.MustCompile(`(?i)^(?:my[-_]?(?:api[-_]?key|token|secret|password|pass|key)|demo|test|sample|none|todo|tbd|fixme)$`)
 
-// memberRE is a variable's element or member inside a value: PHP's
-// '--password='.$connection['password'] read from its closing quote on.
-var memberRE = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*(?:\[|->)`)
+// memberRE is a value that opens with a variable's element or member, maybe
+// after a concatenating dot: PHP's '--password='.$connection['password'] read
+// from its closing quote on, $this->password. Only at the start: a password
+// may hold $x[ further in.
+var memberRE = regexp.MustCompile(`^\.?\$[A-Za-z_][A-Za-z0-9_]*(?:\[|->)`)
 
 // shellVarRE is a shell variable inside a value: "$RANDOM***$RANDOM" is made by the shell.
 var shellVarRE = regexp.MustCompile(`\$[A-Z][A-Z_]{3,}(?:[^A-Za-z0-9]|$)`)

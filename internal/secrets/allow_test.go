@@ -15,7 +15,7 @@ func TestIsPlaceholder(t *testing.T) {
 	random := secrettest.Rand(b64Alphabet[:62], 24)
 	for v, want := range map[string]bool{
 		"${DB_PASSWORD}": true, `a\(refreshCount)`: true, "YourPwdShouldBeLongAndSecure!": true, "changeit": true, "changethis": true, ".$connection[": true, "$this->password": true,
-		`cache.__memoized:{$driver}`: true, "Pa$$w0rd-x9Kq": false, "yourStrong(!)Password": true, "your1234": false, "$DB_PASSWORD": true, "%DB_PASSWORD%": true,
+		`cache.__memoized:{$driver}`: true, "Pa$$w0rd-x9Kq": false, "Kq7$xw[9zPr2": false, "yourStrong(!)Password": true, "your1234": false, "$DB_PASSWORD": true, "%DB_PASSWORD%": true,
 		"$$excludedDependencyInstanceCount": true, "$${DEPLOY_TOKEN}": true,
 		"{env.CADDY_VARS_TEST_SECRET}": true, "{http.request.header.X-Api-Key}": true, "{DbPassword}": true, "%7Benv.CADDY_REWRITE_TEST_SECRET%7D": true,
 		"%(db_pass)s": true, "<PASSWORD>": true, "<your-token>": true, "{{ vault_db_password }}": true,
