@@ -513,3 +513,30 @@ func TestRefreshReplaysFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshLeftOutChanged: a file the tree leaves out (an ignored log)
+// is scanned for credentials every run; when only it changed, a refresh
+// must not take the previous findings as they were.
+func TestRefreshLeftOutChanged(t *testing.T) {
+	noRacyWindow(t)
+	src := filepath.Join(t.TempDir(), "repo")
+	token := randFrom(t, alnum, 36) + "2" + randFrom(t, alnum, 3)
+	writeFiles(t, src, map[string]string{
+		"main.go":     "package main\n\nfunc main() {}\n",
+		"deploy/.env": "API_TOKEN=" + token + "\n",
+		".gitignore":  "*.log\n",
+		"trace.log":   "nothing here\n",
+	})
+	out := filepath.Join(t.TempDir(), "out")
+	opts := refreshOpts(src, out)
+	runOpts(t, opts)
+	writeFiles(t, src, map[string]string{"trace.log": "GITHUB_TOKEN=gh" + "p_" + randFrom(t, alnum, 36) + "\n"})
+	res := runOpts(t, opts)
+	full := opts
+	full.OutDir, full.Full = filepath.Join(t.TempDir(), "full"), true
+	want := runOpts(t, full)
+	if !slices.Equal(res.Findings, want.Findings) {
+		t.Errorf("findings %v, a full run's %v", res.Findings, want.Findings)
+	}
+	sameSnapshot(t, out, full.OutDir)
+}

@@ -55,6 +55,10 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	}
 	var findings []finding // read again for their findings, unless replayed
 	seen := 0
+	// rescan: a file the scan decides (ignored, excluded by a rule) that
+	// the secret stage scans every run. It has no state: a replay, which
+	// runs no secret stage, would not see it change.
+	rescan := false
 	for i, rec := range recs {
 		if p.files[rec.Path] != nil {
 			rec.Memo.NameClean = true // recorded, so its path held no finding under these rules
@@ -62,6 +66,9 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		r, en, se := p.check(env, rec)
 		if r == "" || r == report.NotReusedFindings {
 			seen++
+		}
+		if r == report.NotReusedScan {
+			rescan = rescan || rec.Kind == stages.KindFile && rec.Err == "" && rec.Size > 0
 		}
 		if r == report.NotReusedFindings && en != nil {
 			findings = append(findings, finding{i, en})
@@ -88,7 +95,7 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		}
 	}
 	// The replay: every other file as it was, and every finding from text.
-	replay := len(findings) > 0 && seen == len(p.files) &&
+	replay := len(findings) > 0 && seen == len(p.files) && !rescan &&
 		!slices.ContainsFunc(p.findings, func(f secrets.PathFinding) bool { return f.Line == 0 }) &&
 		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != report.NotReusedFindings && r != report.NotReusedScan }) &&
 		namesClean()
