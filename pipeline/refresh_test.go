@@ -540,3 +540,89 @@ func TestRefreshLeftOutChanged(t *testing.T) {
 	}
 	sameSnapshot(t, out, full.OutDir)
 }
+
+// TestRefreshReplaysBesideAnEdit: when the only change is an edit to a
+// text that held nothing, the files with findings are not read again
+// (their copies and findings stand) unless the edited text now holds
+// something: a value caught elsewhere (which the state knows only by
+// sketch and digest), a credential of its own, or a change that could
+// move what other texts are decided as. Each way, the snapshot is a full
+// run's, byte for byte, and the refresh after it too.
+func TestRefreshReplaysBesideAnEdit(t *testing.T) {
+	noRacyWindow(t)
+	gbk, err := simplifiedchinese.GBK.NewEncoder().String("这是一个用于测试的中文文档。\n编码转换应当准确无误，没有任何乱码。\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		edit     func(token, other string) map[string]string
+		replayed bool
+		inReport bool // replayed under --secrets report (which masks nothing, so looks for no value)
+	}{
+		{"a clean edit", func(_, _ string) map[string]string {
+			return map[string]string{"main.go": "package main\n\nfunc main() { println(1) }\n"}
+		}, true, true},
+		{"two clean edits", func(_, _ string) map[string]string {
+			return map[string]string{"main.go": "package main\n\nfunc main() { println(1) }\n", "notes/plain.txt": "still nothing to see\n"}
+		}, true, true},
+		{"an edit holding a value caught elsewhere", func(token, _ string) map[string]string {
+			return map[string]string{"main.go": "package main\n\n// " + token + "\nfunc main() {}\n"}
+		}, false, true},
+		{"an edit holding a value the loop's rules catch", func(_, _ string) map[string]string {
+			return map[string]string{"notes/plain.txt": "API_TOKEN=" + randFrom(t, alnum, 36) + "9x\n"}
+		}, false, false},
+		{"an edit to a file with findings", func(_, other string) map[string]string {
+			return map[string]string{"deploy/.env.prod": "API_TOKEN=" + other + "\nDEBUG=1\n"}
+		}, false, false},
+		{"an edit that makes a text binary", func(_, _ string) map[string]string {
+			return map[string]string{"notes/plain.txt": "\x00\x01\x02\x03binary\x00"}
+		}, false, false},
+		{"an edit that changes a text's charset", func(_, _ string) map[string]string {
+			return map[string]string{"notes/plain.txt": gbk}
+		}, false, false},
+	} {
+		for _, mode := range []string{SecretsRedact, SecretsReport, SecretsExclude} {
+			t.Run(mode+"/"+tc.name, func(t *testing.T) {
+				if testing.Short() && mode != SecretsRedact {
+					t.Skip("-short runs the redact mode; make test's whole pass runs every one")
+				}
+				src := filepath.Join(t.TempDir(), "repo")
+				token, other := randFrom(t, alnum, 36)+"2"+randFrom(t, alnum, 3), randFrom(t, alnum, 36)+"7"+randFrom(t, alnum, 3)
+				writeFiles(t, src, map[string]string{
+					"main.go":              "package main\n\nfunc main() {}\n",
+					"deploy/.env":          "API_TOKEN=" + token + "\n",
+					"deploy/.env.prod":     "API_TOKEN=" + other + "\n",
+					"tests/test_client.py": "def test_call(client):\n    client.get('/v1', t='''" + token + "''')\n",
+					"notes/plain.txt":      "nothing to see here\n",
+				})
+				out := filepath.Join(t.TempDir(), "out")
+				opts := refreshOpts(src, out)
+				opts.Secrets = mode
+				runOpts(t, opts)
+				writeFiles(t, src, tc.edit(token, other))
+				res := runOpts(t, opts)
+				rf := res.Report.Refresh
+				want := tc.replayed || mode == SecretsReport && tc.inReport
+				if replayed := rf.NotReused[report.NotReusedFindings] == 0; replayed != want || rf.Previous != report.PreviousUsed {
+					t.Errorf("replayed %v, want %v: %+v", replayed, want, rf)
+				}
+				full := opts
+				full.OutDir, full.Full = filepath.Join(t.TempDir(), "full"), true
+				fullRes := runOpts(t, full)
+				if len(res.Findings) == 0 || !slices.Equal(res.Findings, fullRes.Findings) {
+					t.Errorf("findings %v, a full run's %v", res.Findings, fullRes.Findings)
+				}
+				sameSnapshot(t, out, full.OutDir)
+				if mode != SecretsReport {
+					grepOut(t, out, map[string]string{"token": token, "other": other})
+				}
+				// The state it wrote serves the next refresh: nothing changed.
+				if again := runOpts(t, opts); again.Report.Refresh.NotReused[report.NotReusedFindings] != 0 {
+					t.Errorf("the refresh after: %+v", again.Report.Refresh)
+				}
+				sameSnapshot(t, out, full.OutDir)
+			})
+		}
+	}
+}

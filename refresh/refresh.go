@@ -80,15 +80,17 @@ type Keys struct {
 	values []byte // keys the value digests
 	id     []byte // names the fingerprint key in the refresh key without revealing it
 	text   []byte // keys the digests of texts read again (stateEntry.Text)
+	sketch []byte // keys the value sketches (secrets.Values.Sketch)
 }
 
 // NewKeys derives a refresh's keys from the run's fingerprint key.
 func NewKeys(fingerprintKey []byte) Keys {
-	k := Keys{mac: make([]byte, 32), values: make([]byte, 32), id: make([]byte, 16), text: make([]byte, 32)}
+	k := Keys{mac: make([]byte, 32), values: make([]byte, 32), id: make([]byte, 16), text: make([]byte, 32), sketch: make([]byte, 32)}
 	blake3.DeriveKey("repoprep refresh state mac v1", fingerprintKey, k.mac)
 	blake3.DeriveKey("repoprep refresh value digests v1", fingerprintKey, k.values)
 	blake3.DeriveKey("repoprep refresh key identity v1", fingerprintKey, k.id)
 	blake3.DeriveKey("repoprep refresh text digests v1", fingerprintKey, k.text)
+	blake3.DeriveKey("repoprep refresh value sketches v1", fingerprintKey, k.sketch)
 	return k
 }
 
@@ -166,15 +168,18 @@ type Prior struct {
 	values      map[string]bool
 	textKey     []byte // stateEntry.Text's key
 	valuesKey   []byte // keys the value digests
+	sketchKey   []byte // keys the value sketches
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
 	indexes            map[string]string     // the state's Indexes
 	manifest           *snapshot.Manifest    // what files.json holds
 	valueList          []string              // the state's Values, in its order
+	sketch             []uint64              // the state's Sketch
 	findings           []secrets.PathFinding // what secrets.json lists
-	// replayed: nothing changed, the files with findings included, and
-	// their previous entries, copies and findings were taken (Split).
+	// replayed: nothing changed but texts that held nothing and still
+	// hold nothing, the files with findings included, and their previous
+	// entries, copies and findings were taken (Split).
 	replayed bool
 	// scan, published and dirs are the state's Scan, Published and Dirs
 	// (Unchanged).
@@ -251,7 +256,7 @@ func load(snap *snapshot.Snapshot, key string, keys Keys) (*Prior, string, strin
 	}
 	p := &Prior{
 		snap: snap, copies: copies, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text, valuesKey: keys.values,
-		filesJSON: st.FilesJSON, repoMap: st.RepoMap, indexes: st.Indexes, manifest: m, valueList: st.Values, findings: st.Findings,
+		sketchKey: keys.sketch, filesJSON: st.FilesJSON, repoMap: st.RepoMap, indexes: st.Indexes, manifest: m, valueList: st.Values, sketch: st.Sketch, findings: st.Findings,
 		scan: st.Scan, published: st.Published, dirs: st.Dirs,
 		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*snapshot.Entry, len(m.Files)),
 	}

@@ -32,7 +32,8 @@ import (
 // and checked against the hash files.json recorded. wait returns when the
 // copies are done, having filled each record placed from its previous
 // entry (stages.Env.Reuse), and returns the records whose copy was not
-// what files.json said: the per-file stages must read those too. Records
+// what files.json said: the per-file stages must read those too. The
+// per-file stages must have run on todo by then. Records
 // without staged text (refused, binary, data...) are filled at once. why
 // counts, by reason, the records not taken. It only decides which records
 // enter the per-file loop.
@@ -45,6 +46,15 @@ import (
 // any other, and p.replayed tells the caller to take the previous findings
 // instead of running the secret stage. If one of those copies is not what
 // files.json says, they are all read after all.
+//
+// The same holds when the only other change is edited texts that held
+// nothing (no finding, so no value of theirs is masked anywhere) and
+// still hold nothing: the rules, run on them in the per-file loop,
+// caught nothing, and none holds a value the previous run looked for,
+// which the state knows by its sketch and digest (stillNothing). A value
+// caught in one file is masked in every file, so the texts with findings
+// are read again only when an edit adds or holds one. Otherwise, as when
+// a copy differs, wait gives the replay up and returns them to be read.
 func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int, namesClean func() bool) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
 	reasons := make([]string, len(recs))
 	var jobs []job
@@ -55,6 +65,10 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	}
 	var findings []finding // read again for their findings, unless replayed
 	seen := 0
+	// edited are the records read because they changed, whose previous
+	// texts held nothing: a replay may stand beside them (stillNothing).
+	var edited []int
+	partial := len(p.sketch) == len(p.valueList) // a sketch for each value
 	// rescan: a file the scan decides (ignored, excluded by a rule) that
 	// the secret stage scans every run. It has no state: a replay, which
 	// runs no secret stage, would not see it change.
@@ -64,11 +78,15 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			rec.Memo.NameClean = true // recorded, so its path held no finding under these rules
 		}
 		r, en, se := p.check(env, rec)
-		if r == "" || r == report.NotReusedFindings {
+		switch {
+		case r == "" || r == report.NotReusedFindings:
 			seen++
-		}
-		if r == report.NotReusedScan {
+		case r == report.NotReusedScan:
 			rescan = rescan || rec.Kind == stages.KindFile && rec.Err == "" && rec.Size > 0
+		case (r == report.NotReusedChanged || r == report.NotReusedRacy) && p.heldNothing(rec.Path):
+			edited = append(edited, i)
+		default:
+			partial = false
 		}
 		if r == report.NotReusedFindings && en != nil {
 			findings = append(findings, finding{i, en})
@@ -95,9 +113,13 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		}
 	}
 	// The replay: every other file as it was, and every finding from text.
-	replay := len(findings) > 0 && seen == len(p.files) && !rescan &&
+	// A partial one: edited texts that held nothing beside them, no file
+	// gone or new; wait decides whether they still hold nothing.
+	full := seen == len(p.files) && len(edited) == 0 &&
+		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != report.NotReusedFindings && r != report.NotReusedScan })
+	partial = partial && len(edited) > 0 && seen+len(edited) == len(p.files)
+	replay := len(findings) > 0 && !rescan && (full || partial) &&
 		!slices.ContainsFunc(p.findings, func(f secrets.PathFinding) bool { return f.Line == 0 }) &&
-		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != report.NotReusedFindings && r != report.NotReusedScan }) &&
 		namesClean()
 	var replayed []job // placed like the others, filled only if all of them are
 	if replay {
@@ -185,6 +207,13 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			isReplayed[j.i] = true
 		}
 		p.replayed = replay && !slices.ContainsFunc(jobs, func(j job) bool { return isReplayed[j.i] && reasons[j.i] != "" })
+		if p.replayed && len(edited) > 0 {
+			clean, err := p.stillNothing(ctx, env, recs, edited)
+			if err != nil {
+				return nil, err
+			}
+			p.replayed = clean
+		}
 		var late []*stages.Record
 		for _, j := range jobs {
 			rec := recs[j.i]
@@ -223,6 +252,54 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		return late, nil
 	}
 	return todo, wait
+}
+
+// heldNothing reports whether the previous run found nothing in the file
+// at path, nor in its text, nor made anything of it that a replay could
+// not make again: it was read, caught nothing and was not refused.
+func (p *Prior) heldNothing(path string) bool {
+	se, en := p.files[path], p.entries[path]
+	return se != nil && en != nil && se.Redo == "" && en.Secrets == 0 && en.Masked == 0 && en.Err == ""
+}
+
+// stillNothing decides a partial replay once the per-file stages have
+// read the edited records: each is a text as before (category and
+// charset evidence, so no encoding prior moves), the rules caught
+// nothing in it, and it holds no value of the previous run's set. Those
+// are then clean as a secret stage would leave them.
+func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stages.Record, edited []int) (bool, error) {
+	for _, i := range edited {
+		rec := recs[i]
+		se, en := p.files[rec.Path], p.entries[rec.Path]
+		if rec.Err != "" || !rec.Staged || rec.Category != en.Category || !rec.Memo.Enc.Same(se.Enc) || !rec.RulesCaughtNothing() {
+			return false, nil
+		}
+	}
+	if len(p.valueList) > 0 {
+		out, err := env.Tree()
+		if err != nil {
+			return false, err
+		}
+		finder, err := secrets.NewSketchFinder(p.sketchKey, p.valuesKey, p.sketch, p.valueList)
+		if err != nil {
+			return false, nil // not what this build writes: read them all
+		}
+		for _, i := range edited {
+			f, err := out.Open(recs[i].Path)
+			if err != nil {
+				return false, err
+			}
+			held, err := finder.Holds(ctx, f)
+			f.Close()
+			if err != nil || held {
+				return false, err
+			}
+		}
+	}
+	for _, i := range edited {
+		recs[i].Memo.Clean, recs[i].Memo.ValuesClean = true, true
+	}
+	return true, nil
 }
 
 // job is one staged text to place: recs[i]'s, from the previous tree.

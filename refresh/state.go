@@ -28,7 +28,7 @@ import (
 // chunks, then the State itself: neither the files nor the body are ever
 // held whole (v4 put the State first, so the files were held until the
 // end of the run).
-const stateSchema = "repoprep.refresh-state/v5"
+const stateSchema = "repoprep.refresh-state/v6"
 
 // State is the refresh state of a snapshot being built: the file's body,
 // after its MAC line, in gob: the schema, the Files in chunks of at most
@@ -46,9 +46,12 @@ type State struct {
 	// OUT can recompute them), so a refresh carries an index forward only
 	// when it is the one this MAC'd state describes.
 	Indexes   map[string]string
-	StartedNs int64        // when that run began, for RacyWindow
-	Values    []string     // keyed digests of the values the cross-file pass looked for
-	Files     []stateEntry // the regular files the scan left for the per-file stages
+	StartedNs int64    // when that run began, for RacyWindow
+	Values    []string // keyed digests of the values the cross-file pass looked for
+	// Sketch is those values' sketches (secrets.Values.Sketch): with the
+	// digests they tell whether an edited text holds one (Split).
+	Sketch []uint64
+	Files  []stateEntry // the regular files the scan left for the per-file stages
 	// Manifest is what that files.json holds (it hashes to FilesJSON):
 	// a refresh takes its entries from here instead of parsing the JSON,
 	// and copies files.json when its own manifest comes out the same.
@@ -448,8 +451,10 @@ func NewState(out *snapshot.Pending, key string, start time.Time, keys Keys, p *
 	st := &State{Schema: stateSchema, Key: key, StartedNs: start.UnixNano()}
 	var err error
 	if p.Replayed() {
-		st.Values = p.valueList // the values caught are the previous run's
+		st.Values, st.Sketch = p.valueList, p.sketch // the values caught are the previous run's
 	} else if st.Values, err = values.Digests(keys.values); err != nil {
+		return nil, err
+	} else if st.Sketch, err = values.Sketch(keys.sketch); err != nil {
 		return nil, err
 	}
 	copies := stagedCopies(env, recs)

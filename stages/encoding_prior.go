@@ -50,6 +50,13 @@ type EncodingMemo struct {
 	thisRun bool
 }
 
+// Same reports whether two memos say the same of a text, whichever run
+// made each.
+func (m EncodingMemo) Same(o EncodingMemo) bool {
+	m.thisRun, o.thisRun = false, false
+	return m == o
+}
+
 // EncodingReused reports whether rec's charset memo is a refresh's, taken
 // with the text from the previous snapshot, rather than this run's
 // decision: a refresh that decides such a text again under another prior

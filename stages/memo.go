@@ -122,6 +122,11 @@ func (r *Record) SecretState() (rulesHere, clean bool) {
 	return r.scanned || r.Memo.RulesClean, r.Memo.Clean
 }
 
+// RulesCaughtNothing reports whether the per-file stages ran the secret
+// rules on the record's text and they caught nothing (a refresh asks,
+// before the secret stage runs, refresh.Prior.Split).
+func (r *Record) RulesCaughtNothing() bool { return r.scanned && r.findings() == nil }
+
 // Placed records a staged text the caller put at the record's tree path
 // instead of the per-file stages (a refresh's copy of the previous one):
 // its BLAKE3-256, which dedup groups it by, and its size.
