@@ -626,3 +626,32 @@ func TestRefreshReplaysBesideAnEdit(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshNewLinkHoldsValue: a symlink added since the previous run,
+// whose target holds a value caught in a file's content, has that value
+// masked in files.json by a refresh as by a full run, though no rule
+// catches it in the target and no file was read.
+func TestRefreshNewLinkHoldsValue(t *testing.T) {
+	noRacyWindow(t)
+	src := filepath.Join(t.TempDir(), "repo")
+	token := randFrom(t, alnum, 36) + "2" + randFrom(t, alnum, 3)
+	writeFiles(t, src, map[string]string{
+		"main.go":     "package main\n\nfunc main() {}\n",
+		"deploy/.env": "API_TOKEN=" + token + "\n",
+	})
+	out := filepath.Join(t.TempDir(), "out")
+	opts := refreshOpts(src, out)
+	runOpts(t, opts)
+	if err := os.Symlink("../cache/"+token+"/data", filepath.Join(src, "data-link")); err != nil {
+		t.Fatal(err)
+	}
+	res := runOpts(t, opts)
+	full := opts
+	full.OutDir, full.Full = filepath.Join(t.TempDir(), "full"), true
+	want := runOpts(t, full)
+	if !slices.Equal(res.Findings, want.Findings) {
+		t.Errorf("findings %v, a full run's %v", res.Findings, want.Findings)
+	}
+	sameSnapshot(t, out, full.OutDir)
+	grepOut(t, out, map[string]string{"token": token})
+}

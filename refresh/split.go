@@ -68,7 +68,7 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	// edited are the records read because they changed, whose previous
 	// texts held nothing: a replay may stand beside them (stillNothing).
 	var edited []int
-	partial := len(p.sketch) == len(p.valueList) // a sketch for each value
+	partial := true
 	// rescan: a file the scan decides (ignored, excluded by a rule) that
 	// the secret stage scans every run. It has no state: a replay, which
 	// runs no secret stage, would not see it change.
@@ -280,7 +280,7 @@ func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stage
 		if err != nil {
 			return false, err
 		}
-		finder, err := secrets.NewSketchFinder(p.sketchKey, p.valuesKey, p.sketch, p.valueList)
+		finder, err := p.finder()
 		if err != nil {
 			return false, nil // not what this build writes: read them all
 		}
@@ -300,6 +300,46 @@ func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stage
 		recs[i].Memo.Clean, recs[i].Memo.ValuesClean = true, true
 	}
 	return true, nil
+}
+
+// finder finds the previous run's values in a text by their sketches.
+func (p *Prior) finder() (*secrets.SketchFinder, error) {
+	if len(p.sketch) != len(p.valueList) {
+		return nil, secrets.ErrSketch
+	}
+	return secrets.NewSketchFinder(p.sketchKey, p.valuesKey, p.sketch, p.valueList)
+}
+
+// NoValueInNames reports whether no name a replay would publish unread
+// holds a value the previous run looked for: a path the previous run did
+// not record (its name was not checked then: a new symlink, an ignored
+// file), any symlink's target, a pruned directory. A replay takes the
+// previous findings, and those values are not in this run's set, so
+// without this a new link whose target holds a token caught in a file
+// would show it in files.json (the rules alone need not catch it there).
+func (p *Prior) NoValueInNames(ctx context.Context, recs []*stages.Record, pruned []stages.Pruned) bool {
+	if len(p.valueList) == 0 {
+		return true
+	}
+	finder, err := p.finder()
+	if err != nil {
+		return false
+	}
+	holds := func(name string) bool {
+		held, err := finder.Holds(ctx, strings.NewReader(name))
+		return err != nil || held
+	}
+	for _, rec := range recs {
+		if !rec.Memo.NameClean && holds(rec.Path) || rec.LinkTarget != "" && holds(rec.LinkTarget) {
+			return false
+		}
+	}
+	for _, pr := range pruned {
+		if holds(pr.Path) {
+			return false
+		}
+	}
+	return true
 }
 
 // job is one staged text to place: recs[i]'s, from the previous tree.
