@@ -86,7 +86,15 @@ type SketchFinder struct {
 	digest   *blake3.Hasher
 	digests  map[[16]byte]bool
 	prefix   []uint64 // a block's prefix hashes, kept between blocks
+	checks   int      // candidates Holds may still check (crowdedChecks)
 }
+
+// crowdedChecks bounds the candidates Holds checks, a value whose anchor
+// matches at a byte, to this many a byte read plus a base: a tree can
+// plant thousands of caught values sharing their first bytes and a text
+// repeating them. Past it Holds says yes, which costs a full read (the
+// cross-file pass's own index drops such crowds), never a value missed.
+const crowdedChecks = 8
 
 // sketched is one value's length and the top bits of its hash.
 type sketched struct {
@@ -158,12 +166,14 @@ const sketchBlockBytes = 256 << 10
 // sketch matches and whose keyed digest is one of the set's. Occurrences count
 // wherever they are, with no regard to what surrounds them (so it may say yes where the
 // cross-file pass, which wants a short value to stand alone, masks nothing; never the
-// other way). It reads r a block at a time, in time linear in its size (and in the
-// values whose anchor a byte matches), and stops with ctx's error once ctx is done.
+// other way), and so does a text where too many values' anchors match (crowdedChecks).
+// It reads r a block at a time, in time linear in its size, and stops with ctx's error
+// once ctx is done.
 func (f *SketchFinder) Holds(ctx context.Context, r io.Reader) (bool, error) {
 	if f.longest == 0 {
 		return false, nil
 	}
+	f.checks = 1 << 16
 	buf := make([]byte, 0, f.longest-1+sketchBlockBytes)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -172,6 +182,7 @@ func (f *SketchFinder) Holds(ctx context.Context, r io.Reader) (bool, error) {
 		kept := len(buf) // the bytes the last block ended with
 		n, err := io.ReadFull(r, buf[kept:kept+sketchBlockBytes])
 		buf = buf[:kept+n]
+		f.checks += crowdedChecks * n
 		if n > 0 && f.block(buf, kept) {
 			return true, nil
 		}
@@ -211,7 +222,11 @@ func (f *SketchFinder) block(buf []byte, fresh int) bool {
 		if f.filter[slot/64]&(1<<(slot%64)) == 0 {
 			continue
 		}
-		for _, v := range f.byAnchor[anchor] {
+		vs := f.byAnchor[anchor]
+		if f.checks -= len(vs); f.checks < 0 {
+			return true // crowded: say yes
+		}
+		for _, v := range vs {
 			end := start + v.n
 			if end > fresh && end <= len(buf) && top(sub(start, end, f.powOf[v.n])) == v.top && f.known(buf[start:end]) {
 				return true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -155,6 +156,34 @@ func FuzzSketchFinder(f *testing.F) {
 			t.Fatalf("Holds = %v, want %v (%d values, %d bytes)", got, want, vals.Len(), len(body))
 		}
 	})
+}
+
+// TestSketchCrowded: thousands of values sharing their first bytes, and a
+// text that repeats those bytes, cost Holds a bounded number of checks a
+// byte; past the bound it says yes (the caller then reads everything).
+func TestSketchCrowded(t *testing.T) {
+	vals := NewValues()
+	for i := range 20000 {
+		vals.Add("generic-api-key", fmt.Appendf(nil, "AAAAAAAA%08d", i))
+	}
+	f := finderFor(t, vals)
+	text := strings.Repeat("AAAAAAAA", 1<<17) // 1 MiB holding none of them
+	// (Every value ends in digits, so none occurs in it.)
+	// Checking every value at every byte would be 20,000 checks a byte;
+	// the bound stops it and says yes, which only an unbounded walk
+	// could have turned into the right no.
+	if held, err := f.Holds(t.Context(), strings.NewReader(text)); err != nil || !held {
+		t.Fatalf("Holds = %v, %v; want yes, crowded", held, err)
+	}
+	// Sparse matches stay exact: one value among plain text is found, none is not.
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{{"x AAAAAAAA00000042 y", true}, {"x AAAAAAAA0000004 y", false}} {
+		if held, err := f.Holds(t.Context(), strings.NewReader(tc.text)); err != nil || held != tc.want {
+			t.Errorf("%q: Holds = %v, %v", tc.text, held, err)
+		}
+	}
 }
 
 func BenchmarkSketchFinder(b *testing.B) {
