@@ -515,8 +515,9 @@ func TestRefreshReplaysFindings(t *testing.T) {
 }
 
 // TestRefreshLeftOutChanged: a file the tree leaves out (an ignored log)
-// is scanned for credentials every run; when only it changed, a refresh
-// must not take the previous findings as they were.
+// is scanned for credentials every run. The state keeps its identity when
+// it held nothing, so a refresh may still take the previous findings
+// while it is as it was; once it changed, the refresh must not.
 func TestRefreshLeftOutChanged(t *testing.T) {
 	noRacyWindow(t)
 	src := filepath.Join(t.TempDir(), "repo")
@@ -530,15 +531,27 @@ func TestRefreshLeftOutChanged(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	opts := refreshOpts(src, out)
 	runOpts(t, opts)
-	writeFiles(t, src, map[string]string{"trace.log": "GITHUB_TOKEN=gh" + "p_" + randFrom(t, alnum, 36) + "\n"})
-	res := runOpts(t, opts)
-	full := opts
-	full.OutDir, full.Full = filepath.Join(t.TempDir(), "full"), true
-	want := runOpts(t, full)
-	if !slices.Equal(res.Findings, want.Findings) {
-		t.Errorf("findings %v, a full run's %v", res.Findings, want.Findings)
+	for _, step := range []struct {
+		name     string
+		files    map[string]string
+		replayed bool
+	}{
+		{"an edit beside the unchanged log", map[string]string{"main.go": "package main\n\nfunc main() { println(2) }\n"}, true},
+		{"a token added to the log", map[string]string{"trace.log": "GITHUB_TOKEN=gh" + "p_" + randFrom(t, alnum, 36) + "\n"}, false},
+	} {
+		writeFiles(t, src, step.files)
+		res := runOpts(t, opts)
+		if replayed := res.Report.Refresh.NotReused[report.NotReusedFindings] == 0; replayed != step.replayed {
+			t.Errorf("%s: replayed %v, want %v: %+v", step.name, replayed, step.replayed, res.Report.Refresh)
+		}
+		full := opts
+		full.OutDir, full.Full = filepath.Join(t.TempDir(), "full"), true
+		want := runOpts(t, full)
+		if !slices.Equal(res.Findings, want.Findings) {
+			t.Errorf("%s: findings %v, a full run's %v", step.name, res.Findings, want.Findings)
+		}
+		sameSnapshot(t, out, full.OutDir)
 	}
-	sameSnapshot(t, out, full.OutDir)
 }
 
 // TestRefreshReplaysBesideAnEdit: when the only change is an edit to a

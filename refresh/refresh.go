@@ -191,6 +191,10 @@ type Prior struct {
 	// abandon stops that check once the scan has shown a change.
 	abandon atomic.Bool
 	files   map[string]*stateEntry
+	// decided are the files the scan decides that held nothing
+	// (stateEntry.Decided), apart from files, which lists those the
+	// per-file stages read.
+	decided map[string]*stateEntry
 	entries map[string]*snapshot.Entry
 }
 
@@ -258,13 +262,17 @@ func load(snap *snapshot.Snapshot, key string, keys Keys) (*Prior, string, strin
 		snap: snap, copies: copies, started: st.StartedNs, values: make(map[string]bool, len(st.Values)), textKey: keys.text, valuesKey: keys.values,
 		sketchKey: keys.sketch, filesJSON: st.FilesJSON, repoMap: st.RepoMap, indexes: st.Indexes, manifest: m, valueList: st.Values, sketch: st.Sketch, findings: st.Findings,
 		scan: st.Scan, published: st.Published, dirs: st.Dirs,
-		files: make(map[string]*stateEntry, len(st.Files)), entries: make(map[string]*snapshot.Entry, len(m.Files)),
+		files: make(map[string]*stateEntry, len(st.Files)), decided: map[string]*stateEntry{}, entries: make(map[string]*snapshot.Entry, len(m.Files)),
 	}
 	for _, v := range st.Values {
 		p.values[v] = true
 	}
 	for i := range st.Files {
-		p.files[st.Files[i].Path] = &st.Files[i]
+		if st.Files[i].Decided {
+			p.decided[st.Files[i].Path] = &st.Files[i]
+		} else {
+			p.files[st.Files[i].Path] = &st.Files[i]
+		}
 	}
 	for i := range m.Files {
 		p.entries[m.Files[i].Path] = &m.Files[i]

@@ -70,8 +70,8 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	var edited []int
 	partial := true
 	// rescan: a file the scan decides (ignored, excluded by a rule) that
-	// the secret stage scans every run. It has no state: a replay, which
-	// runs no secret stage, would not see it change.
+	// the secret stage scans every run, not as it was when it held
+	// nothing: a replay, which runs no secret stage, would not see it.
 	rescan := false
 	for i, rec := range recs {
 		if p.files[rec.Path] != nil {
@@ -82,7 +82,7 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		case r == "" || r == report.NotReusedFindings:
 			seen++
 		case r == report.NotReusedScan:
-			rescan = rescan || rec.Kind == stages.KindFile && rec.Err == "" && rec.Size > 0
+			rescan = rescan || rec.Kind == stages.KindFile && rec.Err == "" && rec.Size > 0 && !p.decidedAsBefore(rec)
 		case (r == report.NotReusedChanged || r == report.NotReusedRacy) && p.heldNothing(rec.Path):
 			edited = append(edited, i)
 		default:
@@ -252,6 +252,13 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		return late, nil
 	}
 	return todo, wait
+}
+
+// decidedAsBefore reports whether rec, a file the scan decided, is the
+// one the previous run scanned for secrets and found nothing in.
+func (p *Prior) decidedAsBefore(rec *stages.Record) bool {
+	se := p.decided[rec.Path]
+	return se != nil && rec.Identity() == se.identity() && !racy(se.Mtime, se.Ctime, p.started)
 }
 
 // heldNothing reports whether the previous run found nothing in the file

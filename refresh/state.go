@@ -185,6 +185,10 @@ type stateEntry struct {
 	// then): a refresh copies a previous copy that still has it without
 	// hashing it again.
 	Copy *copyID
+	// Decided marks a file the scan decides (ignored, excluded by a rule)
+	// that the secret stage scans every run and found nothing in: only
+	// its identity is kept, so a replay can tell it is as it was.
+	Decided bool
 }
 
 // copyID is a staged copy's identity: any write to it, a chmod, or its
@@ -466,8 +470,18 @@ func NewState(out *snapshot.Pending, key string, start time.Time, keys Keys, p *
 	}
 	for i, rec := range recs {
 		id := rec.Identity()
-		if decided[i] || rec.Kind != stages.KindFile || id == (stages.Identity{}) || rec.Reason == "secret-in-name" {
+		if rec.Kind != stages.KindFile || id == (stages.Identity{}) || rec.Reason == "secret-in-name" {
 			continue // the last: its path is masked, and unmasked it must not be written down
+		}
+		if decided[i] {
+			if rec.Err == "" && rec.Size > 0 && rec.Secrets == 0 {
+				e := stateEntry{Path: rec.Path, Dev: id.Dev, Ino: id.Ino, Size: id.Size, Mtime: id.MtimeNs, Ctime: id.CtimeNs, Decided: true}
+				if err := st.stream.add(e); err != nil {
+					st.Close()
+					return nil, fmt.Errorf("write %s: %w", snapshot.StateFile, err)
+				}
+			}
+			continue
 		}
 		e := stateEntry{Path: rec.Path, Dev: id.Dev, Ino: id.Ino, Size: id.Size, Mtime: id.MtimeNs, Ctime: id.CtimeNs, Dir: env.DirContext(rec), Enc: rec.Memo.Enc}
 		rulesHere, clean := rec.SecretState()
