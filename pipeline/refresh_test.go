@@ -492,14 +492,29 @@ func TestRefreshReplaysFindings(t *testing.T) {
 				}
 				sameSnapshot(t, out, full.OutDir)
 			}
-			writeFiles(t, src, map[string]string{"notes/new.txt": "a new file\n"})
-			res := runOpts(t, opts)
-			if res.Report.Refresh.NotReused[report.NotReusedFindings] == 0 {
-				t.Errorf("a new file, yet the files with findings were not read: %+v", res.Report.Refresh)
+			// A new file that holds nothing, and a clean file deleted:
+			// replayed beside them. A new file holding a value caught
+			// elsewhere: read. Each as a full run publishes it.
+			for _, step := range []struct {
+				name     string
+				change   func()
+				replayed bool
+			}{
+				{"a new clean file", func() { writeFiles(t, src, map[string]string{"notes/new.txt": "a new file\n"}) }, true},
+				{"a clean file deleted", func() { must(os.Remove(filepath.Join(src, "notes/plain.txt"))) }, true},
+				{"a new file holding a value", func() {
+					writeFiles(t, src, map[string]string{"notes/value.txt": "see " + token + " there\n"})
+				}, mode == SecretsReport}, // report mode masks nothing, so looks for no value
+			} {
+				step.change()
+				res := runOpts(t, opts)
+				if replayed := res.Report.Refresh.NotReused[report.NotReusedFindings] == 0; replayed != step.replayed {
+					t.Errorf("%s: replayed %v, want %v: %+v", step.name, replayed, step.replayed, res.Report.Refresh)
+				}
+				full.OutDir = filepath.Join(t.TempDir(), "full-"+step.name)
+				runOpts(t, full)
+				sameSnapshot(t, out, full.OutDir)
 			}
-			full.OutDir = filepath.Join(t.TempDir(), "full2")
-			runOpts(t, full)
-			sameSnapshot(t, out, full.OutDir)
 			// A file with findings deleted: its values may have masked text
 			// elsewhere, so the others are read again.
 			runOpts(t, opts) // the new file is now as it was
@@ -594,6 +609,15 @@ func TestRefreshReplaysBesideAnEdit(t *testing.T) {
 		{"an edit that changes a text's charset", func(_, _ string) map[string]string {
 			return map[string]string{"notes/plain.txt": gbk}
 		}, false, false},
+		{"a new text", func(_, _ string) map[string]string {
+			return map[string]string{"notes/new.md": "# new\n\nplain words\n"}
+		}, true, true},
+		{"a new text in a legacy charset", func(_, _ string) map[string]string {
+			return map[string]string{"notes/new-gbk.txt": gbk} // it counts toward a prior
+		}, false, false},
+		{"a new text holding a value caught elsewhere", func(token, _ string) map[string]string {
+			return map[string]string{"notes/new.md": "# new\n\n" + token + "\n"}
+		}, false, true},
 	} {
 		for _, mode := range []string{SecretsRedact, SecretsReport, SecretsExclude} {
 			t.Run(mode+"/"+tc.name, func(t *testing.T) {

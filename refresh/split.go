@@ -47,14 +47,15 @@ import (
 // instead of running the secret stage. If one of those copies is not what
 // files.json says, they are all read after all.
 //
-// The same holds when the only other change is edited texts that held
-// nothing (no finding, so no value of theirs is masked anywhere) and
-// still hold nothing: the rules, run on them in the per-file loop,
-// caught nothing, and none holds a value the previous run looked for,
-// which the state knows by its sketch and digest (stillNothing). A value
-// caught in one file is masked in every file, so the texts with findings
-// are read again only when an edit adds or holds one. Otherwise, as when
-// a copy differs, wait gives the replay up and returns them to be read.
+// The same holds when the only other changes are files that held nothing
+// (no finding, so no value of theirs is masked anywhere): edited or new
+// texts that still hold nothing, and files gone. The rules, run on the
+// texts in the per-file loop, caught nothing, and none holds a value the
+// previous run looked for, which the state knows by its sketch and
+// digest (stillNothing). A value caught in one file is masked in every
+// file, so the texts with findings are read again only when a change
+// adds or holds one. Otherwise, as when a copy differs, wait gives the
+// replay up and returns them to be read.
 func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Record, workers int, why map[string]int, namesClean func() bool) (todo []*stages.Record, wait func(abandon bool) ([]*stages.Record, error)) {
 	reasons := make([]string, len(recs))
 	var jobs []job
@@ -66,8 +67,10 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 	var findings []finding // read again for their findings, unless replayed
 	seen := 0
 	// edited are the records read because they changed, whose previous
-	// texts held nothing: a replay may stand beside them (stillNothing).
+	// texts held nothing, or are new: a replay may stand beside them
+	// (stillNothing). known counts those with a previous entry.
 	var edited []int
+	known := 0
 	partial := true
 	// rescan: a file the scan decides (ignored, excluded by a rule) that
 	// the secret stage scans every run, not as it was when it held
@@ -84,6 +87,9 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		case r == report.NotReusedScan:
 			rescan = rescan || rec.Kind == stages.KindFile && rec.Err == "" && rec.Size > 0 && !p.decidedAsBefore(rec)
 		case (r == report.NotReusedChanged || r == report.NotReusedRacy) && p.heldNothing(rec.Path):
+			edited = append(edited, i)
+			known++
+		case r == report.NotReusedNew:
 			edited = append(edited, i)
 		default:
 			partial = false
@@ -113,11 +119,12 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 		}
 	}
 	// The replay: every other file as it was, and every finding from text.
-	// A partial one: edited texts that held nothing beside them, no file
-	// gone or new; wait decides whether they still hold nothing.
+	// A partial one: beside it texts edited or new, and files gone, none
+	// of which held anything; wait decides whether the texts read hold
+	// nothing now.
 	full := seen == len(p.files) && len(edited) == 0 &&
 		!slices.ContainsFunc(reasons, func(r string) bool { return r != "" && r != report.NotReusedFindings && r != report.NotReusedScan })
-	partial = partial && len(edited) > 0 && seen+len(edited) == len(p.files)
+	partial = partial && (seen+known == len(p.files) || p.goneHeldNothing(recs))
 	replay := len(findings) > 0 && !rescan && (full || partial) &&
 		!slices.ContainsFunc(p.findings, func(f secrets.PathFinding) bool { return f.Line == 0 }) &&
 		namesClean()
@@ -269,16 +276,41 @@ func (p *Prior) heldNothing(path string) bool {
 	return se != nil && en != nil && se.Redo == "" && en.Secrets == 0 && en.Masked == 0 && en.Err == ""
 }
 
+// goneHeldNothing reports whether every file the previous run read that
+// recs lacks (deleted, or renamed) held nothing and counted toward no
+// encoding prior: its going changes no value, finding or charset.
+func (p *Prior) goneHeldNothing(recs []*stages.Record) bool {
+	here := make(map[string]bool, len(recs))
+	for _, rec := range recs {
+		here[rec.Path] = true
+	}
+	for path, se := range p.files {
+		if !here[path] && (!p.heldNothing(path) || se.Enc.Strong != "") {
+			return false
+		}
+	}
+	return true
+}
+
 // stillNothing decides a partial replay once the per-file stages have
 // read the edited records: each is a text as before (category and
-// charset evidence, so no encoding prior moves), the rules caught
-// nothing in it, and it holds no value of the previous run's set. Those
-// are then clean as a secret stage would leave them.
+// charset evidence, so no encoding prior moves), or a new text that
+// counts toward no prior and was decided on strong evidence; the rules
+// caught nothing in it, and it holds no value of the previous run's set
+// (its name was checked with the others: NoValueInNames). Those are then
+// clean as a secret stage would leave them.
 func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stages.Record, edited []int) (bool, error) {
 	for _, i := range edited {
 		rec := recs[i]
+		if rec.Err != "" || !rec.Staged || !rec.RulesCaughtNothing() {
+			return false, nil
+		}
 		se, en := p.files[rec.Path], p.entries[rec.Path]
-		if rec.Err != "" || !rec.Staged || rec.Category != en.Category || !rec.Memo.Enc.Same(se.Enc) || !rec.RulesCaughtNothing() {
+		if se == nil || en == nil {
+			if m := rec.Memo.Enc; m.Strong != "" || m.Named != "" || m.Weak {
+				return false, nil // new, and it could move a prior
+			}
+		} else if rec.Category != en.Category || !rec.Memo.Enc.Same(se.Enc) {
 			return false, nil
 		}
 	}
