@@ -421,6 +421,25 @@ func TestRecentlyChangedReadAgain(t *testing.T) {
 	}
 }
 
+// findingsTree writes a repository whose files with findings a replay
+// takes: a value (token) caught in two files and found bare in a third,
+// another (other) caught in one, and clean texts beside them.
+func findingsTree(t *testing.T) (src, token, other string) {
+	t.Helper()
+	src = filepath.Join(t.TempDir(), "repo")
+	token, other = randFrom(t, alnum, 36)+"2"+randFrom(t, alnum, 3), randFrom(t, alnum, 36)+"7"+randFrom(t, alnum, 3)
+	writeFiles(t, src, map[string]string{
+		"main.go":              "package main\n\nfunc main() {}\n",
+		"README.md":            "# repo\n\nA small service.\n",
+		"deploy/.env":          "API_TOKEN=" + token + "\n",
+		"deploy/.env.prod":     "API_TOKEN=" + other + "\n",
+		"config/copy.env":      "API_TOKEN=" + token + "\n",
+		"tests/test_client.py": "def test_call(client):\n    client.get('/v1', t='''" + token + "''')\n",
+		"notes/plain.txt":      "nothing to see here\n",
+	})
+	return src, token, other
+}
+
 // TestRefreshReplaysFindings: when nothing changed, the files with findings
 // are not read either (their previous copies and findings stand), and the
 // snapshot is still a full run's, byte for byte, in each secrets mode:
@@ -437,17 +456,7 @@ func TestRefreshReplaysFindings(t *testing.T) {
 			if testing.Short() && mode != SecretsRedact {
 				t.Skip("-short runs the redact mode; make test's whole pass runs every one")
 			}
-			src := filepath.Join(t.TempDir(), "repo")
-			token, other := randFrom(t, alnum, 36)+"2"+randFrom(t, alnum, 3), randFrom(t, alnum, 36)+"7"+randFrom(t, alnum, 3)
-			writeFiles(t, src, map[string]string{
-				"main.go":              "package main\n\nfunc main() {}\n",
-				"README.md":            "# repo\n\nA small service.\n",
-				"deploy/.env":          "API_TOKEN=" + token + "\n",
-				"deploy/.env.prod":     "API_TOKEN=" + other + "\n",
-				"config/copy.env":      "API_TOKEN=" + token + "\n",
-				"tests/test_client.py": "def test_call(client):\n    client.get('/v1', t='''" + token + "''')\n",
-				"notes/plain.txt":      "nothing to see here\n",
-			})
+			src, token, other := findingsTree(t)
 			out := filepath.Join(t.TempDir(), "out")
 			opts := refreshOpts(src, out)
 			opts.Secrets = mode
@@ -639,15 +648,7 @@ func TestRefreshReplaysBesideAnEdit(t *testing.T) {
 				if testing.Short() && mode != SecretsRedact {
 					t.Skip("-short runs the redact mode; make test's whole pass runs every one")
 				}
-				src := filepath.Join(t.TempDir(), "repo")
-				token, other := randFrom(t, alnum, 36)+"2"+randFrom(t, alnum, 3), randFrom(t, alnum, 36)+"7"+randFrom(t, alnum, 3)
-				writeFiles(t, src, map[string]string{
-					"main.go":              "package main\n\nfunc main() {}\n",
-					"deploy/.env":          "API_TOKEN=" + token + "\n",
-					"deploy/.env.prod":     "API_TOKEN=" + other + "\n",
-					"tests/test_client.py": "def test_call(client):\n    client.get('/v1', t='''" + token + "''')\n",
-					"notes/plain.txt":      "nothing to see here\n",
-				})
+				src, token, other := findingsTree(t)
 				out := filepath.Join(t.TempDir(), "out")
 				opts := refreshOpts(src, out)
 				opts.Secrets = mode
