@@ -423,7 +423,8 @@ func TestRecentlyChangedReadAgain(t *testing.T) {
 
 // findingsTree writes a repository whose files with findings a replay
 // takes: a value (token) caught in two files and found bare in a third,
-// another (other) caught in one, and clean texts beside them.
+// another (other) caught in one, clean texts beside them, and a document
+// refused with an error (read again every run).
 func findingsTree(t *testing.T) (src, token, other string) {
 	t.Helper()
 	src = filepath.Join(t.TempDir(), "repo")
@@ -436,6 +437,7 @@ func findingsTree(t *testing.T) (src, token, other string) {
 		"config/copy.env":      "API_TOKEN=" + token + "\n",
 		"tests/test_client.py": "def test_call(client):\n    client.get('/v1', t='''" + token + "''')\n",
 		"notes/plain.txt":      "nothing to see here\n",
+		"docs/plain.rtf":       "plain words, no RTF header",
 	})
 	return src, token, other
 }
@@ -472,7 +474,8 @@ func TestRefreshReplaysFindings(t *testing.T) {
 			for range 2 { // the replay's state serves the next replay
 				res := runOpts(t, opts)
 				rf := res.Report.Refresh
-				if rf.Previous != report.PreviousUsed || rf.NotReused[report.NotReusedFindings] != 0 || rf.Reused != len(res.Manifest.Files) {
+				// Only the refused document is read again, as every run.
+				if rf.Previous != report.PreviousUsed || rf.NotReused[report.NotReusedFindings] != 0 || rf.Reused+rf.NotReused[report.NotReusedError] != len(res.Manifest.Files) {
 					t.Fatalf("nothing changed, yet: %+v", rf)
 				}
 				if len(res.Findings) == 0 || !slices.Equal(res.Findings, want.Findings) {
@@ -639,6 +642,12 @@ func TestRefreshReplaysBesideAnEdit(t *testing.T) {
 		{"a new text in a legacy charset", func(_, _ string) map[string]string {
 			return map[string]string{"notes/new-gbk.txt": gbk} // it counts toward a prior
 		}, false, false},
+		{"the refused document fixed", func(_, _ string) map[string]string {
+			return map[string]string{"docs/plain.rtf": `{\rtf1 A memo with plain words.\par}`}
+		}, true, true},
+		{"the refused document fixed, holding a value caught elsewhere", func(token, _ string) map[string]string {
+			return map[string]string{"docs/plain.rtf": `{\rtf1 A memo: ` + token + `\par}`}
+		}, false, true},
 		{"a new text holding a value caught elsewhere", func(token, _ string) map[string]string {
 			return map[string]string{"notes/new.md": "# new\n\n" + token + "\n"}
 		}, false, true},
@@ -648,6 +657,7 @@ func TestRefreshReplaysBesideAnEdit(t *testing.T) {
 				if testing.Short() && mode != SecretsRedact {
 					t.Skip("-short runs the redact mode; make test's whole pass runs every one")
 				}
+				t.Parallel() // each case has its own tree and OUT; the windows are set for all
 				src, token, other := findingsTree(t)
 				out := filepath.Join(t.TempDir(), "out")
 				opts := refreshOpts(src, out)

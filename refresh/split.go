@@ -86,7 +86,8 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			seen++
 		case r == report.NotReusedScan:
 			rescan = rescan || rec.Kind == stages.KindFile && rec.Err == "" && rec.Size > 0 && !p.decidedAsBefore(rec)
-		case (r == report.NotReusedChanged || r == report.NotReusedRacy) && p.heldNothing(rec.Path):
+		case (r == report.NotReusedChanged || r == report.NotReusedRacy || r == report.NotReusedError) &&
+			(p.heldNothing(rec.Path) || p.erredOnly(rec.Path)):
 			edited = append(edited, i)
 			known++
 		case r == report.NotReusedNew:
@@ -276,6 +277,13 @@ func (p *Prior) heldNothing(path string) bool {
 	return se != nil && en != nil && se.Redo == "" && en.Secrets == 0 && en.Masked == 0 && en.Err == ""
 }
 
+// erredOnly reports whether the previous run refused the file at path
+// with a per-file error (read again every run) and found nothing else.
+func (p *Prior) erredOnly(path string) bool {
+	se, en := p.files[path], p.entries[path]
+	return se != nil && en != nil && se.Redo == report.NotReusedError && en.Secrets == 0 && en.Masked == 0
+}
+
 // goneHeldNothing reports whether every file the previous run read that
 // recs lacks (deleted, or renamed) held nothing and counted toward no
 // encoding prior: its going changes no value, finding or charset.
@@ -297,16 +305,24 @@ func (p *Prior) goneHeldNothing(recs []*stages.Record) bool {
 // charset evidence, so no encoding prior moves), or a new text that
 // counts toward no prior and was decided on strong evidence; the rules
 // caught nothing in it, and it holds no value of the previous run's set
-// (its name was checked with the others: NoValueInNames). Those are then
-// clean as a secret stage would leave them.
+// (its name was checked with the others: NoValueInNames). A file refused
+// with an error before and again now has no text and is scanned by no
+// stage, as before. Those are then clean as a secret stage would leave
+// them.
 func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stages.Record, edited []int) (bool, error) {
+	var texts []int
 	for _, i := range edited {
 		rec := recs[i]
+		se, en := p.files[rec.Path], p.entries[rec.Path]
+		erred := se != nil && se.Redo == report.NotReusedError
+		if erred && rec.Err != "" {
+			continue // refused again
+		}
 		if rec.Err != "" || !rec.Staged || !rec.RulesCaughtNothing() {
 			return false, nil
 		}
-		se, en := p.files[rec.Path], p.entries[rec.Path]
-		if se == nil || en == nil {
+		texts = append(texts, i)
+		if se == nil || en == nil || erred {
 			if m := rec.Memo.Enc; m.Strong != "" || m.Named != "" || m.Weak {
 				return false, nil // new, and it could move a prior
 			}
@@ -323,7 +339,7 @@ func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stage
 		if err != nil {
 			return false, nil // not what this build writes: read them all
 		}
-		for _, i := range edited {
+		for _, i := range texts {
 			f, err := out.Open(recs[i].Path)
 			if err != nil {
 				return false, err
@@ -335,7 +351,7 @@ func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stage
 			}
 		}
 	}
-	for _, i := range edited {
+	for _, i := range texts {
 		recs[i].Memo.Clean, recs[i].Memo.ValuesClean = true, true
 	}
 	return true, nil
