@@ -129,35 +129,44 @@ func TestPlantedStateRefused(t *testing.T) {
 // refresh takes its entry, reason and error as they were instead of
 // extracting it again (before, it was read again on every refresh as
 // had-error: six 2 MB workbooks of 8 million cells cost 92 s a tick), and
-// publishes what a full run publishes. A document refused otherwise
-// (unreadable: no RTF header) is still read again.
+// publishes what a full run publishes. So is a document that holds no
+// text (an RTF of nothing but a group): the same bytes hold none again.
+// A document refused as unreadable (no RTF header), which a failing
+// reader could cause too, is still read again.
 func TestRefusedAtLimitReused(t *testing.T) {
 	reuseNow(t)
 	src := filepath.Join(t.TempDir(), "repo")
 	testkit.WriteTree(t, src, map[string]string{
 		"docs/deep.rtf":  `{\rtf1 ` + strings.Repeat("{", 5000) + "x" + strings.Repeat("}", 5000) + "}",
 		"docs/plain.rtf": "plain words, no RTF header",
+		"docs/empty.rtf": `{\rtf1 {\*\generator nothing}}`,
 		"main.go":        "package main\n\nfunc main() {}\n",
 	})
 	out, full := filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "full")
 	first := hostileRun(t, src, out, false, nil)
-	var deep snapshot.Entry
+	var deep, empty snapshot.Entry
 	for _, e := range first.Manifest.Files {
-		if e.Path == "docs/deep.rtf" {
+		switch e.Path {
+		case "docs/deep.rtf":
 			deep = e
+		case "docs/empty.rtf":
+			empty = e
 		}
 	}
 	if deep.Reason != "over-limit" || !strings.Contains(deep.Err, "nested more than") {
 		t.Fatalf("docs/deep.rtf: reason %q, error %q; the test wants a refusal at the nesting limit", deep.Reason, deep.Err)
 	}
+	if empty.Reason != "no-text" {
+		t.Fatalf("docs/empty.rtf: reason %q, error %q; the test wants a document with no text", empty.Reason, empty.Err)
+	}
 	res := hostileRun(t, src, out, false, nil)
 	ref := res.Report.Refresh
-	if ref.Previous != report.PreviousUsed || ref.NotReused[report.NotReusedError] != 1 || ref.Reused != 2 {
-		t.Errorf("refresh: %+v; want docs/deep.rtf and main.go reused, docs/plain.rtf (unreadable) read again as had-error", ref)
+	if ref.Previous != report.PreviousUsed || ref.NotReused[report.NotReusedError] != 1 || ref.Reused != 3 {
+		t.Errorf("refresh: %+v; want docs/deep.rtf, docs/empty.rtf and main.go reused, docs/plain.rtf (unreadable) read again as had-error", ref)
 	}
 	for _, e := range res.Manifest.Files {
-		if e.Path == "docs/deep.rtf" && e != deep {
-			t.Errorf("docs/deep.rtf reused as %+v, want %+v", e, deep)
+		if e.Path == "docs/deep.rtf" && e != deep || e.Path == "docs/empty.rtf" && e != empty {
+			t.Errorf("%s reused as %+v, want it as it was", e.Path, e)
 		}
 	}
 	hostileRun(t, src, full, true, nil)

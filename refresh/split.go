@@ -86,8 +86,7 @@ func (p *Prior) Split(ctx context.Context, env *stages.Env, recs []*stages.Recor
 			seen++
 		case r == report.NotReusedScan:
 			rescan = rescan || rec.Kind == stages.KindFile && rec.Err == "" && rec.Size > 0 && !p.decidedAsBefore(rec)
-		case (r == report.NotReusedChanged || r == report.NotReusedRacy || r == report.NotReusedError) &&
-			(p.heldNothing(rec.Path) || p.erredOnly(rec.Path)):
+		case (r == report.NotReusedChanged || r == report.NotReusedRacy || r == report.NotReusedError) && p.heldNothing(rec.Path):
 			edited = append(edited, i)
 			known++
 		case r == report.NotReusedNew:
@@ -270,18 +269,11 @@ func (p *Prior) decidedAsBefore(rec *stages.Record) bool {
 }
 
 // heldNothing reports whether the previous run found nothing in the file
-// at path, nor in its text, nor made anything of it that a replay could
-// not make again: it was read, caught nothing and was not refused.
+// at path: no finding and no mask, its text read or the file refused
+// (with an error read again every run, or for good).
 func (p *Prior) heldNothing(path string) bool {
 	se, en := p.files[path], p.entries[path]
-	return se != nil && en != nil && se.Redo == "" && en.Secrets == 0 && en.Masked == 0 && en.Err == ""
-}
-
-// erredOnly reports whether the previous run refused the file at path
-// with a per-file error (read again every run) and found nothing else.
-func (p *Prior) erredOnly(path string) bool {
-	se, en := p.files[path], p.entries[path]
-	return se != nil && en != nil && se.Redo == report.NotReusedError && en.Secrets == 0 && en.Masked == 0
+	return se != nil && en != nil && (se.Redo == "" || se.Redo == report.NotReusedError) && en.Secrets == 0 && en.Masked == 0
 }
 
 // goneHeldNothing reports whether every file the previous run read that
@@ -306,23 +298,23 @@ func (p *Prior) goneHeldNothing(recs []*stages.Record) bool {
 // counts toward no prior and was decided on strong evidence; the rules
 // caught nothing in it, and it holds no value of the previous run's set
 // (its name was checked with the others: NoValueInNames). A file refused
-// with an error before and again now has no text and is scanned by no
-// stage, as before. Those are then clean as a secret stage would leave
+// before and again now has no text and is scanned by no stage, as
+// before. Those are then clean as a secret stage would leave
 // them.
 func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stages.Record, edited []int) (bool, error) {
 	var texts []int
 	for _, i := range edited {
 		rec := recs[i]
 		se, en := p.files[rec.Path], p.entries[rec.Path]
-		erred := se != nil && se.Redo == report.NotReusedError
-		if erred && rec.Err != "" {
+		refused := en != nil && en.Err != ""
+		if refused && rec.Err != "" {
 			continue // refused again
 		}
 		if rec.Err != "" || !rec.Staged || !rec.RulesCaughtNothing() {
 			return false, nil
 		}
 		texts = append(texts, i)
-		if se == nil || en == nil || erred {
+		if se == nil || en == nil || refused {
 			if m := rec.Memo.Enc; m.Strong != "" || m.Named != "" || m.Weak {
 				return false, nil // new, and it could move a prior
 			}
@@ -568,9 +560,9 @@ func reuse(rec *stages.Record, t taken) {
 	rec.Truncated = en.Truncated // a text cut short at a work limit is cut the same way again
 	rec.Mojibake = en.Mojibake
 	rec.Replaced = en.Replaced
-	// The only errors a state lets through are refusals at a work limit
-	// (stages.Memo.AtLimit): the entry keeps it, and the next state too.
-	rec.Err, rec.Memo.AtLimit = en.Err, en.Err != ""
+	// The only errors a state lets through are lasting refusals (a work
+	// limit, encrypted, no text: stages.Memo.Lasting): the entry keeps it, and the next state too.
+	rec.Err, rec.Memo.Lasting = en.Err, en.Err != ""
 	rec.Staged = hasText(en)
 	rec.Secrets, rec.Masked, rec.Memo.Clean = en.Secrets, en.Masked, t.clean
 	rec.Memo.RulesClean = t.rulesClean // a left-out file's scan too (stages.SecretValues)

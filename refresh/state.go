@@ -487,9 +487,10 @@ func NewState(out *snapshot.Pending, key string, start time.Time, keys Keys, p *
 		rulesHere, clean := rec.SecretState()
 		hasText := rec.Staged || rec.DuplicateOf != ""
 		switch {
-		case rec.Err != "" && !rec.Memo.AtLimit:
-			// A document refused at a work limit is not: the same bytes
-			// meet the same limit, so its entry is kept like any other.
+		case rec.Err != "" && !rec.Memo.Lasting:
+			// A document refused for good (a work limit, encrypted, no
+			// text) is not: the same bytes meet the same refusal, so its
+			// entry is kept like any other.
 			e.Redo = report.NotReusedError
 		case rec.Reason == "secret", rec.Secrets > 0, hasText && !clean:
 			e.Redo = report.NotReusedFindings

@@ -77,7 +77,7 @@ func (e *Env) extractDocument(ctx context.Context, rec *Record) error {
 	case errors.As(exErr, &refusal):
 		e.removeStaged(rec.Path)
 		rec.Reason, rec.Err = refusal.Reason, "extract: "+refusal.Err.Error()
-		rec.Memo.AtLimit = extract.IsLimit(refusal) // remembered by a refresh, not met again
+		rec.Memo.Lasting = extract.IsLasting(refusal) // remembered by a refresh, not met again
 		if extract.IsTimeGuard(refusal) {
 			e.warn("extract %s: refused, %v; a refresh tries it again", rec.Path, refusal.Err)
 		}

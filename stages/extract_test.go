@@ -39,8 +39,8 @@ func TestExtractTruncated(t *testing.T) {
 	}
 	rec, env, staged := processDocument(t, "docs/contract.docx", xt.DOCX(t, paras...), extract.Limits{MaxTextBytes: 4096})
 	const left = "rest not extracted: text limit 4096 bytes"
-	if !rec.Staged || rec.Err != "" || rec.Truncated != left || rec.ExtractedFrom != "docx" || rec.Memo.AtLimit {
-		t.Fatalf("record: staged %v, err %q, truncated %q, extracted from %q, at limit %v; want staged, cut short", rec.Staged, rec.Err, rec.Truncated, rec.ExtractedFrom, rec.Memo.AtLimit)
+	if !rec.Staged || rec.Err != "" || rec.Truncated != left || rec.ExtractedFrom != "docx" || rec.Memo.Lasting {
+		t.Fatalf("record: staged %v, err %q, truncated %q, extracted from %q, at limit %v; want staged, cut short", rec.Staged, rec.Err, rec.Truncated, rec.ExtractedFrom, rec.Memo.Lasting)
 	}
 	text, err := os.ReadFile(staged)
 	if err != nil {
@@ -65,9 +65,9 @@ func TestExtractTruncated(t *testing.T) {
 func TestExtractTimeGuard(t *testing.T) {
 	slow := []byte(`{\rtf1 ` + strings.Repeat(`\par a line of the memo `, 300_000) + "}")
 	rec, env, staged := processDocument(t, "docs/memo.rtf", slow, extract.Limits{Timeout: time.Millisecond})
-	if rec.Staged || rec.Reason != extract.ReasonOverLimit || !strings.Contains(rec.Err, "safety guard") || rec.Memo.AtLimit || rec.Truncated != "" {
+	if rec.Staged || rec.Reason != extract.ReasonOverLimit || !strings.Contains(rec.Err, "safety guard") || rec.Memo.Lasting || rec.Truncated != "" {
 		t.Errorf("record: staged %v, reason %q, err %q, at limit %v, truncated %q; want refused by the safety guard",
-			rec.Staged, rec.Reason, rec.Err, rec.Memo.AtLimit, rec.Truncated)
+			rec.Staged, rec.Reason, rec.Err, rec.Memo.Lasting, rec.Truncated)
 	}
 	if _, err := os.Stat(staged); !os.IsNotExist(err) {
 		t.Errorf("a refused document left a staged copy: %v", err)

@@ -65,13 +65,13 @@ type Memo struct {
 	// then does not run it).
 	Clean      bool
 	Normalized bool // TextTokens is set
-	// AtLimit: the record's error is a document's refusal at a work limit
-	// (extract.IsLimit: cells, bytes, pages, nesting; never the clock),
-	// which the same bytes meet again under this build. It is an outcome
-	// like any other: the next refresh takes the entry, error and all,
-	// instead of extracting the document again. Set by Normalize, and by
-	// a refresh that takes such an entry.
-	AtLimit bool
+	// Lasting: the record's error is a document's refusal that the same
+	// bytes meet again under this build (extract.IsLasting: a work limit
+	// such as cells, bytes, pages or nesting, never the clock; encrypted;
+	// no text). It is an outcome like any other: the next refresh takes
+	// the entry, error and all, instead of extracting the document again.
+	// Set by Normalize, and by a refresh that takes such an entry.
+	Lasting bool
 }
 
 // Expectation is what a refresh knows of a file it reads again although

@@ -141,6 +141,16 @@ func IsLimit(err error) bool {
 	return errors.As(err, &r) && r.Reason == ReasonOverLimit && !IsTimeGuard(r)
 }
 
+// IsLasting reports a refusal that the same bytes meet again under the
+// same Limits and extractors, which a caller may remember as it would an
+// outcome: one at a work limit (IsLimit), an encrypted document, one
+// read whole that holds no text. An unreadable document is not (a
+// failing reader refuses it the same way), nor the time guard.
+func IsLasting(err error) bool {
+	var r *Refusal
+	return IsLimit(err) || errors.As(err, &r) && (r.Reason == ReasonEncrypted || r.Reason == ReasonNoText)
+}
+
 // IsTimeGuard reports a refusal by Limits.Timeout, the safety guard on
 // wall time: an outcome that depends on the machine, which a caller
 // should report (a document within the work limits is not expected to

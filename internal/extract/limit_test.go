@@ -13,7 +13,8 @@ import (
 // each before any text was written) is one a caller may remember, since
 // the same bytes meet it again; a refusal by the time guard, an
 // unreadable or encrypted document, and anything that is not a refusal
-// are not.
+// are not. IsLasting holds for the limits, an encrypted document and one
+// that holds no text, not for the guard nor an unreadable one.
 func TestIsLimit(t *testing.T) {
 	rtf := func(depth int) []byte {
 		return []byte(`{\rtf1 ` + strings.Repeat("{", depth) + "x" + strings.Repeat("}", depth) + "}")
@@ -25,14 +26,16 @@ func TestIsLimit(t *testing.T) {
 		lim    Limits
 		cause  string
 		limit  bool
+		lasts  bool
 	}{
-		{"RTF nested 5,000 groups deep", RTF, rtf(5000), Limits{}, "nested", true},
-		{"workbook over the cell limit", XLSX, xt.XLSX(t), Limits{MaxCells: 5}, "cells", true},
-		{"input over the input limit", RTF, xt.RTF(), Limits{MaxInputBytes: 10}, "input limit", true},
-		{"a first paragraph over the text limit", DOCX, longParagraph(t), Limits{MaxTextBytes: 256}, "bytes of text", true},
-		{"out of time", RTF, rtf(100), Limits{Timeout: time.Nanosecond}, "safety guard", false},
-		{"RTF without a header", RTF, []byte("plain"), Limits{}, `{\rtf`, false},
-		{"encrypted ODT", ODT, xt.ODT(t, true), Limits{}, "password", false},
+		{"RTF nested 5,000 groups deep", RTF, rtf(5000), Limits{}, "nested", true, true},
+		{"workbook over the cell limit", XLSX, xt.XLSX(t), Limits{MaxCells: 5}, "cells", true, true},
+		{"input over the input limit", RTF, xt.RTF(), Limits{MaxInputBytes: 10}, "input limit", true, true},
+		{"a first paragraph over the text limit", DOCX, longParagraph(t), Limits{MaxTextBytes: 256}, "bytes of text", true, true},
+		{"out of time", RTF, rtf(100), Limits{Timeout: time.Nanosecond}, "safety guard", false, false},
+		{"RTF without a header", RTF, []byte("plain"), Limits{}, `{\rtf`, false, false},
+		{"encrypted ODT", ODT, xt.ODT(t, true), Limits{}, "password", false, true},
+		{"RTF with no text", RTF, []byte(`{\rtf1 {\*\generator nothing}}`), Limits{}, "no text", false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,9 +49,12 @@ func TestIsLimit(t *testing.T) {
 			if got := IsLimit(fmt.Errorf("extract doc: %w", err)); got != c.limit {
 				t.Errorf("IsLimit of the refusal wrapped = %v, want %v", got, c.limit)
 			}
+			if got := IsLasting(fmt.Errorf("extract doc: %w", err)); got != c.lasts {
+				t.Errorf("IsLasting(%v) = %v, want %v", err, got, c.lasts)
+			}
 		})
 	}
-	if IsLimit(nil) || IsLimit(fmt.Errorf("over-limit: more than 5 cells")) {
+	if IsLimit(nil) || IsLimit(fmt.Errorf("over-limit: more than 5 cells")) || IsLasting(nil) || IsLasting(fmt.Errorf("no-text")) {
 		t.Error("IsLimit holds for what is not a refusal")
 	}
 }
