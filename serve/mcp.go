@@ -301,12 +301,20 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 	sp.spliced = ex.learn
 	in, restore := pollable(in)
 	defer restore()
-	ss, err := s.mcp.Connect(ctx, &lineTransport{in: in, out: out, maxLine: int(s.opts.MaxBodyBytes), log: s.log, splice: sp, express: ex}, nil)
+	ready := make(chan struct{})
+	ss, err := s.mcp.Connect(ctx, &lineTransport{in: in, out: out, maxLine: int(s.opts.MaxBodyBytes), log: s.log, splice: sp, express: ex, ready: ready}, nil)
+	if stdioConnected != nil {
+		stdioConnected()
+	}
 	if err == nil {
-		// As mcp.Server.Run, with the session's results encoded here.
+		// As mcp.Server.Run, with the session's results encoded here:
+		// registered before the first line is read (lineTransport.ready).
 		s.spliceMu.Lock()
 		s.splicers[ss] = sp
 		s.spliceMu.Unlock()
+	}
+	close(ready)
+	if err == nil {
 		defer func() {
 			s.spliceMu.Lock()
 			delete(s.splicers, ss)

@@ -34,6 +34,11 @@ type lineTransport struct {
 	log     *slog.Logger
 	splice  *splicer // results encoded by the handlers, written in place of their placeholders; nil: none
 	express *express // plain tool calls answered without the SDK (stdio_express.go); nil: none
+	// ready, when set, holds the reader back until it is closed: the
+	// session's splicer is registered only once Connect has returned, and
+	// a call handled before that would be answered unspliced, so the
+	// express lane would not learn from it.
+	ready <-chan struct{}
 }
 
 // Connect starts the reader; the connection is the SDK's from then on.
@@ -58,6 +63,13 @@ func (c *lineConn) readLoop() {
 	defer close(c.incoming)
 	if c.t.express != nil {
 		defer c.t.express.wg.Wait() // a call it hands back (forward) still reaches the SDK
+	}
+	if c.t.ready != nil {
+		select {
+		case <-c.t.ready:
+		case <-c.closed:
+			return
+		}
 	}
 	br := bufio.NewReaderSize(c.t.in, 64<<10)
 	for {

@@ -54,9 +54,12 @@ type envelope struct {
 // expressRunning and expressAnswered, when set, hear of a call the lane
 // runs (before the run, with its context) and of each answer it writes:
 // tests hold a run back and tell the lane's answers from the SDK's.
+// stdioConnected, when set, runs in ServeStdio between the SDK's Connect
+// and the session's registration: a test widens that window.
 var (
 	expressRunning  func(ctx context.Context)
 	expressAnswered func()
+	stdioConnected  func()
 )
 
 // maxLearning bounds the calls the lane waits to learn from: one the SDK

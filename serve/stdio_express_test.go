@@ -155,6 +155,29 @@ func TestExpressSameBytes(t *testing.T) {
 	}
 }
 
+// TestExpressLearnsFirstCall: the lane learns from the session's first
+// call of a tool however late ServeStdio registers the session's splicer
+// after the SDK's Connect: no line is read before it. (Under the race
+// detector a call was once handled in that window, answered unspliced,
+// and the lane never learned: TestExpressSameBytes failed in make test.)
+func TestExpressLearnsFirstCall(t *testing.T) {
+	s := baseSnap()
+	srv, _ := newTestServer(t, &s, Options{})
+	var answered atomic.Int64
+	prevA, prevC := expressAnswered, stdioConnected
+	expressAnswered = func() { answered.Add(1) }
+	stdioConnected = func() { time.Sleep(200 * time.Millisecond) } // the window, widened
+	t.Cleanup(func() { expressAnswered, stdioConnected = prevA, prevC })
+	ex := openRaw(t, srv, true, "2025-06-18")
+	for _, id := range []string{"1", "2"} {
+		ex.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"read_file","arguments":{"files":[{"path":"src/app/main.go"}]}}}`)
+		ex.answer(id)
+	}
+	if answered.Load() != 1 {
+		t.Errorf("the lane answered %d calls, want the second", answered.Load())
+	}
+}
+
 // TestExpressCancelled: a notifications/cancelled for a call the lane
 // runs cancels the run; the call is still answered, as the SDK answers a
 // cancelled call, and the session goes on.
