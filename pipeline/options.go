@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"runtime"
 
+	"github.com/repoprep/repoprep/refresh"
 	"github.com/repoprep/repoprep/snapshot"
 )
 
@@ -168,3 +169,9 @@ func checkSource(root string) error {
 
 // defaultMaxTextBytes is --max-text-bytes' default, 2 MiB (docs/cli.md).
 const defaultMaxTextBytes = 2 << 20
+
+// UseBuildCache makes this process read the digest of its own executable,
+// which keys a refresh, from a file in dir that an earlier process of the
+// same executable wrote, and keep it there otherwise (refresh.UseBuildCache);
+// "" keeps nothing. Call it before Run.
+func UseBuildCache(dir string) { refresh.UseBuildCache(dir) }

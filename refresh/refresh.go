@@ -23,7 +23,6 @@ package refresh
 import (
 	"bufio"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,28 +92,6 @@ func NewKeys(fingerprintKey []byte) Keys {
 	blake3.DeriveKey("repoprep refresh value sketches v1", fingerprintKey, k.sketch)
 	return k
 }
-
-// buildDigest names the running program by its bytes: a source build's
-// version ("(devel)", or a tag with -dirty) does not tell two builds
-// apart, and a snapshot made by other code must not be reused.
-var buildDigest = sync.OnceValues(func() (string, error) {
-	f, err := os.Open("/proc/self/exe") // the running image, even if the file was replaced since
-	if err != nil {
-		exe, xerr := os.Executable()
-		if xerr != nil {
-			return "", fmt.Errorf("cannot read the running program: %w", errors.Join(err, xerr))
-		}
-		if f, err = os.Open(exe); err != nil {
-			return "", fmt.Errorf("cannot read the running program: %w", err)
-		}
-	}
-	defer f.Close()
-	h := blake3.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("cannot read the running program: %w", err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-})
 
 // WarmBuild starts taking the build's digest in the background, for a
 // caller that will need a Key after other work (loading the rules).

@@ -18,6 +18,7 @@ import (
 	"github.com/repoprep/repoprep/internal/cachedir"
 
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/pipeline"
 )
 
 // Exit codes, as docs/cli.md lists them.
@@ -43,6 +44,7 @@ func main() {
 		}
 	}
 	tokens.UseCache(tokensCacheDir())
+	pipeline.UseBuildCache(buildCacheDir())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
 	// REPOPREP_MEMPROFILE=FILE writes the heap profile at the end: what
@@ -63,6 +65,12 @@ func main() {
 // or $XDG_CACHE_HOME/repoprep/tokens; "off" keeps nothing, as does a
 // machine with no cache directory.
 func tokensCacheDir() string { return cachedir.Dir("REPOPREP_TOKENS_CACHE", "tokens") }
+
+// buildCacheDir is where the refresh key's digest of this executable is
+// kept for its next process (pipeline.UseBuildCache):
+// $REPOPREP_BUILD_CACHE, or $XDG_CACHE_HOME/repoprep/build; "off" keeps
+// nothing.
+func buildCacheDir() string { return cachedir.Dir("REPOPREP_BUILD_CACHE", "build") }
 
 // command is one subcommand: its line in the top-level usage and what
 // runs it. Each command's own help (flags, exit codes) comes from running

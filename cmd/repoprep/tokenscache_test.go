@@ -9,23 +9,30 @@ import (
 	"testing"
 )
 
-func TestTokensCacheDir(t *testing.T) {
+// TestCacheDirs: where the tokenizer's tables and the build's digest are
+// kept, by default, moved, and off.
+func TestCacheDirs(t *testing.T) {
 	cache := t.TempDir()
-	tests := []struct {
-		name, env, xdg, want string
-	}{
-		{"default", "", cache, filepath.Join(cache, "repoprep", "tokens")},
-		{"moved", "/srv/tables", cache, "/srv/tables"},
-		{"off", "off", cache, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("REPOPREP_TOKENS_CACHE", tt.env)
-			t.Setenv("XDG_CACHE_HOME", tt.xdg)
-			if got := tokensCacheDir(); got != tt.want {
-				t.Errorf("tokensCacheDir() = %q, want %q", got, tt.want)
-			}
-		})
+	for _, c := range []struct {
+		env, name string
+		dir       func() string
+	}{{"REPOPREP_TOKENS_CACHE", "tokens", tokensCacheDir}, {"REPOPREP_BUILD_CACHE", "build", buildCacheDir}} {
+		tests := []struct {
+			name, env, want string
+		}{
+			{"default", "", filepath.Join(cache, "repoprep", c.name)},
+			{"moved", "/srv/kept", "/srv/kept"},
+			{"off", "off", ""},
+		}
+		for _, tt := range tests {
+			t.Run(c.name+"/"+tt.name, func(t *testing.T) {
+				t.Setenv(c.env, tt.env)
+				t.Setenv("XDG_CACHE_HOME", cache)
+				if got := c.dir(); got != tt.want {
+					t.Errorf("%s=%q: %q, want %q", c.env, tt.env, got, tt.want)
+				}
+			})
+		}
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/repoprep/repoprep/internal/cachedir"
 )
 
 // This file keeps the tables of vocab.go in a file, so that only the first
@@ -130,7 +132,7 @@ func tablesKey() (key [32]byte, ok bool) {
 	if err != nil {
 		return key, false
 	}
-	id, ok := fileIdentity(exe)
+	id, ok := cachedir.PathIdentity(exe)
 	if !ok {
 		return key, false
 	}
