@@ -1,7 +1,6 @@
 package refresh
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -134,28 +132,5 @@ func writeBuildFile(dir, name, id, d string) {
 
 // pruneBuilds removes the oldest digest files in dir beyond keepBuilds.
 func pruneBuilds(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	type kept struct {
-		name string
-		mod  int64
-	}
-	var files []kept
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "build-") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-			files = append(files, kept{e.Name(), fi.ModTime().UnixNano()})
-		}
-	}
-	if len(files) <= keepBuilds {
-		return
-	}
-	slices.SortFunc(files, func(a, b kept) int { return cmp.Compare(b.mod, a.mod) })
-	for _, f := range files[keepBuilds:] {
-		os.Remove(filepath.Join(dir, f.name))
-	}
+	cachedir.KeepNewest(dir, keepBuilds, func(name string) bool { return strings.HasPrefix(name, "build-") })
 }

@@ -1,7 +1,6 @@
 package tokens
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -142,36 +140,20 @@ func tablesKey() (key [32]byte, ok bool) {
 // pruneTables removes the oldest table files in dir beyond keepTables,
 // and temporary ones an interrupted write left an hour or more ago.
 func pruneTables(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	type table struct {
-		path string
-		mod  int64
-	}
-	var tables []table
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasPrefix(name, "o200k-") || !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		switch {
-		case strings.HasSuffix(name, ".tables"):
-			tables = append(tables, table{path, info.ModTime().UnixNano()})
-		case strings.HasSuffix(name, ".tmp") && info.ModTime().Unix() < time.Now().Unix()-3600:
-			os.Remove(path)
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			name := e.Name()
+			if !strings.HasPrefix(name, "o200k-") || !strings.HasSuffix(name, ".tmp") || !e.Type().IsRegular() {
+				continue
+			}
+			if info, err := e.Info(); err == nil && info.ModTime().Unix() < time.Now().Unix()-3600 {
+				os.Remove(filepath.Join(dir, name))
+			}
 		}
 	}
-	slices.SortFunc(tables, func(a, b table) int { return cmp.Compare(b.mod, a.mod) }) // newest first
-	for _, t := range tables[min(len(tables), keepTables):] {
-		os.Remove(t.path)
-	}
+	cachedir.KeepNewest(dir, keepTables, func(name string) bool {
+		return strings.HasPrefix(name, "o200k-") && strings.HasSuffix(name, ".tables")
+	})
 }
 
 // sections returns v's tables as bytes, in the file's order.
