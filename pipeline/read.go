@@ -43,7 +43,7 @@ func (r *run) readFiles(ctx context.Context, env *stages.Env, recs []*stages.Rec
 	begin := time.Now()
 	r.opts.Progress.Stage("reuse", -1)
 	todo, wait := r.prior.Split(ctx, env, recs, r.opts.Workers, r.reuse.NotReused, func() bool {
-		return r.useScanner(env) == nil && env.NamesClean(ctx, r.secrets, recs) && r.prior.NoValueInNames(ctx, recs, r.pruned)
+		return r.useScanner(env) == nil && env.NamesClean(ctx, r.secrets, recs) && r.prior.NoValueInNames(recs, r.pruned)
 	})
 	warmIfCounting(todo)
 	spent := time.Since(begin)

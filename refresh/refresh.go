@@ -149,11 +149,15 @@ type Prior struct {
 	// filesJSON and repoMap are the BLAKE3 (hex) of the previous files.json
 	// and REPO_MAP.md, as the state recorded them.
 	filesJSON, repoMap string
-	indexes            map[string]string     // the state's Indexes
-	manifest           *snapshot.Manifest    // what files.json holds
-	valueList          []string              // the state's Values, in its order
-	sketch             []uint64              // the state's Sketch
-	findings           []secrets.PathFinding // what secrets.json lists
+	indexes            map[string]string  // the state's Indexes
+	manifest           *snapshot.Manifest // what files.json holds
+	valueList          []string           // the state's Values, in its order
+	sketch             []uint64           // the state's Sketch
+	// finderOnce makes sketchFinder (or finderErr) from sketch (finder).
+	finderOnce   sync.Once
+	sketchFinder *secrets.SketchFinder
+	finderErr    error
+	findings     []secrets.PathFinding // what secrets.json lists
 	// replayed: nothing changed but texts that held nothing and still
 	// hold nothing, the files with findings included, and their previous
 	// entries, copies and findings were taken (Split).

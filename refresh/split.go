@@ -350,11 +350,17 @@ func (p *Prior) stillNothing(ctx context.Context, env *stages.Env, recs []*stage
 }
 
 // finder finds the previous run's values in a text by their sketches.
+// It is made once, for the names and the texts read alike (neither runs
+// beside the other).
 func (p *Prior) finder() (*secrets.SketchFinder, error) {
-	if len(p.sketch) != len(p.valueList) {
-		return nil, secrets.ErrSketch
-	}
-	return secrets.NewSketchFinder(p.sketchKey, p.valuesKey, p.sketch, p.valueList)
+	p.finderOnce.Do(func() {
+		if len(p.sketch) != len(p.valueList) {
+			p.sketchFinder, p.finderErr = nil, secrets.ErrSketch
+			return
+		}
+		p.sketchFinder, p.finderErr = secrets.NewSketchFinder(p.sketchKey, p.valuesKey, p.sketch, p.valueList)
+	})
+	return p.sketchFinder, p.finderErr
 }
 
 // NoValueInNames reports whether no name a replay would publish unread
@@ -364,7 +370,7 @@ func (p *Prior) finder() (*secrets.SketchFinder, error) {
 // previous findings, and those values are not in this run's set, so
 // without this a new link whose target holds a token caught in a file
 // would show it in files.json (the rules alone need not catch it there).
-func (p *Prior) NoValueInNames(ctx context.Context, recs []*stages.Record, pruned []stages.Pruned) bool {
+func (p *Prior) NoValueInNames(recs []*stages.Record, pruned []stages.Pruned) bool {
 	if len(p.valueList) == 0 {
 		return true
 	}
@@ -372,10 +378,7 @@ func (p *Prior) NoValueInNames(ctx context.Context, recs []*stages.Record, prune
 	if err != nil {
 		return false
 	}
-	holds := func(name string) bool {
-		held, err := finder.Holds(ctx, strings.NewReader(name))
-		return err != nil || held
-	}
+	holds := func(name string) bool { return finder.HoldsIn([]byte(name)) }
 	for _, rec := range recs {
 		if !rec.Memo.NameClean && holds(rec.Path) || rec.LinkTarget != "" && holds(rec.LinkTarget) {
 			return false

@@ -86,6 +86,7 @@ type SketchFinder struct {
 	digest   *blake3.Hasher
 	digests  map[[16]byte]bool
 	prefix   []uint64 // a block's prefix hashes, kept between blocks
+	buf      []byte   // Holds's read buffer, kept between calls
 	checks   int      // candidates Holds may still check (crowdedChecks)
 }
 
@@ -174,7 +175,10 @@ func (f *SketchFinder) Holds(ctx context.Context, r io.Reader) (bool, error) {
 		return false, nil
 	}
 	f.checks = 1 << 16
-	buf := make([]byte, 0, f.longest-1+sketchBlockBytes)
+	if f.buf == nil {
+		f.buf = make([]byte, 0, f.longest-1+sketchBlockBytes)
+	}
+	buf := f.buf[:0]
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -196,6 +200,17 @@ func (f *SketchFinder) Holds(ctx context.Context, r io.Reader) (bool, error) {
 		keep := min(len(buf), f.longest-1)
 		buf = buf[:copy(buf, buf[len(buf)-keep:])]
 	}
+}
+
+// HoldsIn is Holds over b, a short text already in memory (a path, a link
+// target), with no read buffer: a tree's thousands of names cost no
+// block each.
+func (f *SketchFinder) HoldsIn(b []byte) bool {
+	if f.longest == 0 || len(b) == 0 {
+		return false
+	}
+	f.checks = 1<<16 + crowdedChecks*len(b)
+	return f.block(b, 0)
 }
 
 // block looks for a value that ends past buf[:fresh] (one that ends earlier was looked

@@ -148,12 +148,17 @@ func FuzzSketchFinder(f *testing.F) {
 		}
 		// Repeated, the text spans several blocks.
 		body := []byte(strings.Repeat(text, 1+min(max(repeat, 0), 8)*(sketchBlockBytes/(len(text)+1))/8))
-		got, err := finderFor(t, vals).Holds(t.Context(), bytes.NewReader(body))
+		f := finderFor(t, vals)
+		got, err := f.Holds(t.Context(), bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := holdsAny(vals, body); got != want {
+		want := holdsAny(vals, body)
+		if got != want {
 			t.Fatalf("Holds = %v, want %v (%d values, %d bytes)", got, want, vals.Len(), len(body))
+		}
+		if in := f.HoldsIn(body); in != want {
+			t.Fatalf("HoldsIn = %v, want %v", in, want)
 		}
 	})
 }
@@ -199,4 +204,21 @@ func BenchmarkSketchFinder(b *testing.B) {
 			b.Fatal(ok, err)
 		}
 	}
+}
+
+// BenchmarkSketchNames: the names a replay publishes unread (paths, link
+// targets) checked one by one, as refresh.Prior.NoValueInNames does.
+func BenchmarkSketchNames(b *testing.B) {
+	vals := NewValues()
+	for i := range 200 {
+		vals.Add("generic-api-key", []byte(strings.Repeat("k", 8+i%30)+"9Zq"))
+	}
+	f := finderFor(b, vals)
+	name := []byte("src/internal/service/handlers/user_profile_test.go")
+	for b.Loop() {
+		if f.HoldsIn(name) {
+			b.Fatal("held")
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "names/s")
 }
