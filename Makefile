@@ -172,8 +172,11 @@ bench-scale:
 	  $(GO) test -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -count 1 -timeout 90m -v ./pipeline/ | grep -v '^=== RUN'
 # repoprep run on a real tree (GOROOT/src by default) copied to a tmpfs,
 # beside cp -a of the same tree: 5 paired runs, the median ratio, the peak
-# RSS and report.json's stages. BENCH_WORKERS="1 2 4" adds a workers
-# series.
+# RSS and report.json's stages, then the floors in the same pairs: copy
+# the staged texts; copy and count them; copy, count them and their lines,
+# hash them, make the secret rules' keyword pass and build the search
+# index (what the snapshot holds, with no rule run), and the run's ratio
+# to each. BENCH_WORKERS="1 2 4" adds a workers series.
 BENCH_WORKERS ?=
 bench-run:
 	REPOPREP_BENCH_RUN=$(BENCH_TREE) REPOPREP_BENCH_WORKERS="$(BENCH_WORKERS)" REPOPREP_BENCH_COUNT=$(or $(COUNT),5) \

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,7 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repoprep/repoprep/internal/lineindex"
+	"github.com/repoprep/repoprep/internal/secrets"
 	"github.com/repoprep/repoprep/internal/tokens"
+	"github.com/repoprep/repoprep/internal/trigram"
+	"github.com/repoprep/repoprep/rules"
+	"github.com/zeebo/blake3"
 )
 
 // TestBenchRun measures `repoprep run` on a real tree beside `cp -a` of the
@@ -55,6 +62,11 @@ func TestBenchRun(t *testing.T) {
 	if ws := strings.Fields(os.Getenv("REPOPREP_BENCH_WORKERS")); len(ws) > 0 {
 		series = ws
 	}
+	type median struct {
+		label string
+		ratio float64
+	}
+	var medians []median
 	for _, workers := range series {
 		// --full: every pair is a run from scratch, not a refresh of the
 		// previous pair's snapshot (make bench-refresh measures those).
@@ -84,9 +96,14 @@ func TestBenchRun(t *testing.T) {
 		}
 		t.Logf("%s: median of %d pairs %.2f× cp -a (repoprep %.2fs, cpu %.2fs; cp -a %.2fs); peak RSS %d MB",
 			label, count, med.ratio(), med.run.wall.Seconds(), med.run.cpu.Seconds(), med.cp.wall.Seconds(), peak/1024)
+		medians = append(medians, median{label, med.ratio()})
 		t.Logf("stages of the median run (report.json):\n%s", med.report)
 	}
-	benchFloor(t, base, src, filepath.Join(base, "out", "tree"), count)
+	floors := benchFloor(t, base, src, filepath.Join(base, "out", "tree"), count)
+	for _, m := range medians {
+		t.Logf("%s: %.2f× the copy+count floor, %.2f× the copy+count+lines+keywords+index floor (medians against cp -a)",
+			m.label, m.ratio/floors["copy+count"], m.ratio/floors["copy+count+lines+keywords+index"])
+	}
 }
 
 // benchFloor measures the least any run must do, beside cp -a in pairs as
@@ -97,51 +114,101 @@ func TestBenchRun(t *testing.T) {
 // builds them, the others read them back, as the runs' pairs do). No run
 // can beat this ratio while files.json holds exact counts. The copy mode,
 // the same process without the count, shows what copying those files
-// alone costs.
-func benchFloor(t *testing.T, base, src, staged string, count int) {
-	for _, mode := range []string{"copy", "copy+count"} {
-		var ratios []float64
-		var last measured
-		for range count {
+// alone costs. The copy+count+lines+keywords+index mode is the floor of
+// what the snapshot holds beyond the count: each text's lines counted too
+// (tokens.CountLines, as linetokens.index needs, so that reads need no
+// tokenizer), its BLAKE3 (files.json's hash), the secret rules' keyword
+// pass over it (secrets.Scanner.Keywords, which every scan makes before
+// any rule runs) and the search index built over the copies
+// (trigram.BuildOpen, as the run builds search.index); no rule runs, and
+// nothing is decoded, classified or read outside tree/.
+func benchFloor(t *testing.T, base, src, staged string, count int) (floors map[string]float64) {
+	modes := []string{"copy", "copy+count", "copy+count+lines+keywords+index"}
+	ratios := map[string][]float64{}
+	last := map[string]measured{}
+	var least, leastCPU []float64 // each round's copy+count+lines+keywords+index over its copy+count, wall and CPU
+	// The modes take turns within each round, so that load on a shared
+	// machine hits them alike.
+	for range count {
+		for _, mode := range modes {
 			copyTo, dst := filepath.Join(base, "copy"), filepath.Join(base, "floor")
 			os.RemoveAll(copyTo)
 			cp := timed(t, "cp", "-a", src, copyTo)
 			os.RemoveAll(copyTo)
 			os.RemoveAll(dst)
-			last = timedEnv(t, []string{"REPOPREP_FLOOR=" + mode, "REPOPREP_FLOOR_SRC=" + staged, "REPOPREP_FLOOR_DST=" + dst,
+			m := timedEnv(t, []string{"REPOPREP_FLOOR=" + mode, "REPOPREP_FLOOR_SRC=" + staged, "REPOPREP_FLOOR_DST=" + dst,
 				"REPOPREP_TOKENS_CACHE=" + filepath.Join(base, "tokens")}, // each process has a TestMain of its own
 				os.Args[0], "-test.run", "^TestFloorHelper$", "-test.count", "1")
 			os.RemoveAll(dst)
-			ratios = append(ratios, last.wall.Seconds()/cp.wall.Seconds())
+			ratios[mode] = append(ratios[mode], m.wall.Seconds()/cp.wall.Seconds())
+			last[mode] = m
 		}
-		slices.Sort(ratios)
-		t.Logf("floor, %s of the staged texts: median of %d pairs %.2f× cp -a of the tree (last: %.2fs, cpu %.2fs, peak RSS %d MB)",
-			mode, count, ratios[len(ratios)/2], last.wall.Seconds(), last.cpu.Seconds(), last.rssKB/1024)
+		least = append(least, last[modes[2]].wall.Seconds()/last[modes[1]].wall.Seconds())
+		leastCPU = append(leastCPU, last[modes[2]].cpu.Seconds()/last[modes[1]].cpu.Seconds())
 	}
+	floors = map[string]float64{}
+	for _, mode := range modes {
+		rs := ratios[mode]
+		slices.Sort(rs)
+		floors[mode] = rs[len(rs)/2]
+		t.Logf("floor, %s of the staged texts: median of %d pairs %.2f× cp -a of the tree (last: %.2fs, cpu %.2fs, peak RSS %d MB)",
+			mode, count, floors[mode], last[mode].wall.Seconds(), last[mode].cpu.Seconds(), last[mode].rssKB/1024)
+	}
+	slices.Sort(least)
+	slices.Sort(leastCPU)
+	t.Logf("floor, copy+count+lines+keywords+index: %.2f× the copy+count floor (median of %d rounds: %.2f–%.2f×), CPU %.2f× (%.2f–%.2f×)",
+		least[len(least)/2], count, least[0], least[len(least)-1], leastCPU[len(leastCPU)/2], leastCPU[0], leastCPU[len(leastCPU)-1])
+	return floors
 }
 
-// TestFloorHelper is benchFloor's process: REPOPREP_FLOOR=copy or
-// copy+count, from REPOPREP_FLOOR_SRC to REPOPREP_FLOOR_DST.
+// TestFloorHelper is benchFloor's process: REPOPREP_FLOOR=copy,
+// copy+count or copy+count+lines+keywords+index, from REPOPREP_FLOOR_SRC to
+// REPOPREP_FLOOR_DST.
 func TestFloorHelper(t *testing.T) {
 	mode := os.Getenv("REPOPREP_FLOOR")
 	if mode == "" {
 		t.Skip("benchFloor's process (make bench-run)")
 	}
 	src, dst := os.Getenv("REPOPREP_FLOOR_SRC"), os.Getenv("REPOPREP_FLOOR_DST")
-	if mode == "copy+count" {
+	count, lines := mode != "copy", mode == "copy+count+lines+keywords+index"
+	if count {
 		tokens.UseCache(tokensCacheDir()) // as the command does
 		go tokens.Warm()                  // as a run does: ready while the first files are read
 	}
+	var scanner *secrets.Scanner
+	if lines {
+		rs, err := rules.DefaultSecretRules()
+		if err == nil {
+			scanner, err = secrets.New(rs)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	files := make(chan string, 256)
 	var (
-		wg     sync.WaitGroup
-		counts atomic.Int64
+		wg      sync.WaitGroup
+		counts  atomic.Int64
+		mu      sync.Mutex
+		indexed []trigram.File
 	)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for rel := range files {
 				data, err := os.ReadFile(filepath.Join(src, rel))
-				if err == nil && mode == "copy+count" {
+				switch {
+				case err != nil:
+				case lines:
+					n, ok := tokens.CountLines(data, lineindex.MaxCountedLineBytes, func(int, int) {})
+					if !ok {
+						n = tokens.CountBytes(data)
+					}
+					counts.Add(int64(n))
+					scanner.Keywords(data)
+					mu.Lock()
+					indexed = append(indexed, trigram.File{Path: rel, Hash: blake3.Sum256(data), Size: int64(len(data))})
+					mu.Unlock()
+				case count:
 					counts.Add(int64(tokens.CountBytes(data)))
 				}
 				if err == nil {
@@ -172,6 +239,18 @@ func TestFloorHelper(t *testing.T) {
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if lines {
+		slices.SortFunc(indexed, func(a, b trigram.File) int { return strings.Compare(a.Path, b.Path) })
+		open := func(rel string) (io.ReadCloser, error) { return os.Open(filepath.Join(dst, rel)) }
+		tmp, err := os.MkdirTemp(filepath.Dir(dst), "floor-index-") // beside the copies, as the run's spill is in OUT
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		if err := trigram.BuildOpen(context.Background(), indexed, open, filepath.Join(tmp, "search.index"), tmp, runtime.GOMAXPROCS(0)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Logf("%d tokens", counts.Load())
 }

@@ -147,3 +147,24 @@ func mustRules(tb testing.TB) *rules.Set {
 	}
 	return rs
 }
+
+// Keywords finds each default rule's keywords, in either case, and counts
+// a window for the rule: a text holding one keyword has more windows than
+// the same text without it (the rules that run everywhere have one in
+// both), and an empty text has none.
+func TestKeywordsFindsEveryRule(t *testing.T) {
+	s := defaultScanner(t)
+	if n := s.Keywords(nil); n != 0 {
+		t.Fatalf("Keywords(nil) = %d", n)
+	}
+	base := s.Keywords([]byte("a line of plain words\n"))
+	for _, r := range mustRules(t).Secrets {
+		for _, k := range r.Keywords {
+			for _, k := range []string{k, strings.ToUpper(k)} {
+				if n := s.Keywords([]byte("a line of " + k + " words\n")); n <= base {
+					t.Errorf("rule %s: Keywords of a line holding %q = %d, without it %d", r.ID, k, n, base)
+				}
+			}
+		}
+	}
+}

@@ -164,9 +164,25 @@ func FuzzGate(f *testing.F) {
 // BenchmarkScanGoSource is the scan (Scan, in memory) over about 8 MB of GOROOT/src, file
 // by file as the run does, with and without the gates, beside a plain read of the same
 // bytes from memory (a copy) as the floor.
+// The keywords case is the pre-filter's pass alone (every keyword found,
+// the windows cut), which any scan by keyword must make over every byte:
+// the least a secret scan costs, beside the scan.
 func BenchmarkScanGoSource(b *testing.B) {
 	s := defaultScanner(b)
-	benchGates(b, goSrcFiles(b, 8<<20), func(f []byte) { s.ScanContent(f, "x.go") })
+	files := goSrcFiles(b, 8<<20)
+	benchGates(b, files, func(f []byte) { s.ScanContent(f, "x.go") })
+	b.Run("keywords", func(b *testing.B) {
+		total := 0
+		for _, f := range files {
+			total += len(f)
+		}
+		b.SetBytes(int64(total))
+		for b.Loop() {
+			for _, f := range files {
+				s.Keywords(f)
+			}
+		}
+	})
 }
 
 // benchGates runs scan over every item with the gates off and on, beside a

@@ -99,6 +99,21 @@ func (s *Scanner) windowsFor(content []byte, skip []bool) *windowSet {
 	return set
 }
 
+// Keywords is the pre-filter's pass alone: it finds every keyword of s
+// in content and cuts the windows the rules would run over, and returns
+// how many windows that is. Every scan of content by s makes this pass
+// over every byte before any rule runs, so it is the least a scan costs
+// (make bench-run counts it in its floor).
+func (s *Scanner) Keywords(content []byte) int {
+	set := s.windowsFor(content, nil)
+	defer s.putWindows(set)
+	n := 0
+	for _, ws := range set.wins {
+		n += len(ws)
+	}
+	return n
+}
+
 // putWindows gives windows' result back for the next call: a fresh one
 // per call (a slice per rule) was the scan's largest allocation, most of it
 // for file names and link targets that hold no keyword at all.
