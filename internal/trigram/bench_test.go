@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/google/codesearch/index"
 
 	"github.com/repoprep/repoprep/internal/testkit"
 )
@@ -46,6 +49,9 @@ func goSrcFiles(tb testing.TB, limit int) ([]File, int64) {
 
 // BenchmarkBuildGoSrc indexes Go's src/ beside a plain read of the same
 // files: the ratio is what the index stage costs over reading the tree.
+// The codesearch case is the peer: google/codesearch's own index writer
+// (the design this package writes; one goroutine, its run files in the
+// benchmark's directory) over the same files.
 func BenchmarkBuildGoSrc(b *testing.B) {
 	files, total := goSrcFiles(b, 0)
 	b.Run("read", func(b *testing.B) {
@@ -61,6 +67,28 @@ func BenchmarkBuildGoSrc(b *testing.B) {
 				}
 				rc.Close()
 			}
+		}
+	})
+	b.Run("codesearch", func(b *testing.B) {
+		b.SetBytes(total)
+		dir := b.TempDir()
+		b.Setenv("TMPDIR", dir) // its run files
+		log.SetOutput(io.Discard)
+		defer log.SetOutput(os.Stderr)
+		for b.Loop() {
+			dst := filepath.Join(dir, "csearchindex")
+			os.Remove(dst)
+			ix := index.Create(dst)
+			ix.LogSkip = false
+			for _, f := range files {
+				rc, err := f.Open()
+				if err != nil {
+					b.Fatal(err)
+				}
+				ix.Add(f.Path, rc)
+				rc.Close()
+			}
+			ix.Flush()
 		}
 	})
 	for _, workers := range []int{1, 2} {
