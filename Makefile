@@ -85,8 +85,12 @@ rsscap:
 	@mkdir -p $(dir $(RSSCAP)) && $(GO) build -o $(RSSCAP) ./internal/testkit/rsscap && rm -f $(RSSLOG)
 slowest = sort -t'	' -k2 -g -r $(RSSLOG) | head -$(1) | sed 's/^/   /'
 
+# The race runtime sleeps a second before every process exits
+# (atexit_sleep_ms), to catch races of goroutines still running: each
+# test's races are reported by the test itself, and the sleep cost every
+# test binary and every child process the tests start a second.
 race: rsscap
-	$(TEST) -race -short $(PKGS)
+	GORACE="$${GORACE:+$$GORACE }atexit_sleep_ms=0" $(TEST) -race -short $(PKGS)
 	@echo "   slowest (wall, peak RSS):"; $(call slowest,4)
 whole: rsscap
 	$(TEST) $(PKGS)
