@@ -248,9 +248,15 @@ func TestFloorHelper(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.RemoveAll(tmp)
-		if err := trigram.BuildOpen(context.Background(), indexed, open, filepath.Join(tmp, "search.index"), tmp, runtime.GOMAXPROCS(0)); err != nil {
+		index := filepath.Join(tmp, "search.index")
+		if err := trigram.BuildOpen(context.Background(), indexed, open, index, tmp, runtime.GOMAXPROCS(0)); err != nil {
 			t.Fatal(err)
 		}
+		info, err := os.Stat(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("search index of %d files, %d bytes", len(indexed), info.Size())
 	}
 	t.Logf("%d tokens", counts.Load())
 }
@@ -336,4 +342,53 @@ func readStages(t *testing.T, name string) string {
 	}
 	fmt.Fprintf(&b, "| run (report.json) | %.3f | | | | | |", rep.Seconds)
 	return b.String()
+}
+
+// TestFloorModes runs benchFloor's process in each mode over a small tree,
+// as make bench-run does over Go's src/: each copies every file whole, and
+// the last builds a search index, so the benchmark's floors cannot rot
+// unseen between its runs. Not under -short (each mode is a process that
+// loads the tokenizer's tables).
+func TestFloorModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: three processes")
+	}
+	src := t.TempDir()
+	files := map[string]string{
+		"a.go":         "package a\n\nconst password = \"not a real one\"\n",
+		"docs/b.md":    "# B\n\nline one\nline two\n",
+		"docs/c/d.txt": strings.Repeat("words and more words\n", 500),
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tables := t.TempDir()
+	for _, mode := range []string{"copy", "copy+count", "copy+count+lines+keywords+index"} {
+		t.Run(mode, func(t *testing.T) {
+			dst := filepath.Join(t.TempDir(), "floor")
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestFloorHelper$", "-test.count", "1", "-test.v")
+			cmd.Env = append(os.Environ(), "REPOPREP_FLOOR="+mode, "REPOPREP_FLOOR_SRC="+src, "REPOPREP_FLOOR_DST="+dst,
+				"REPOPREP_TOKENS_CACHE="+tables)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestFloorHelper") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for name, text := range files {
+				if got, err := os.ReadFile(filepath.Join(dst, name)); err != nil || string(got) != text {
+					t.Errorf("%s: copied %q, %v", name, got, err)
+				}
+			}
+			if tokens := strings.Contains(string(out), " 0 tokens"); tokens != (mode == "copy") {
+				t.Errorf("mode %s counted tokens: %t\n%s", mode, !tokens, out)
+			}
+			if indexed := strings.Contains(string(out), "search index of 3 files"); indexed != strings.HasSuffix(mode, "+index") {
+				t.Errorf("mode %s built a search index of the 3 files: %t\n%s", mode, indexed, out)
+			}
+		})
+	}
 }
