@@ -20,6 +20,7 @@ import (
 
 	"github.com/repoprep/repoprep/internal/lineindex"
 	"github.com/repoprep/repoprep/internal/secrets"
+	"github.com/repoprep/repoprep/internal/testkit"
 	"github.com/repoprep/repoprep/internal/tokens"
 	"github.com/repoprep/repoprep/internal/trigram"
 	"github.com/repoprep/repoprep/rules"
@@ -102,7 +103,7 @@ func TestBenchRun(t *testing.T) {
 	floors := benchFloor(t, base, src, filepath.Join(base, "out", "tree"), count)
 	for _, m := range medians {
 		t.Logf("%s: %.2f× the copy+count floor, %.2f× the copy+count+lines+keywords+index floor (medians against cp -a)",
-			m.label, m.ratio/floors["copy+count"], m.ratio/floors["copy+count+lines+keywords+index"])
+			m.label, m.ratio/floors["copy+count"], m.ratio/floors[floorHeld])
 	}
 }
 
@@ -123,7 +124,7 @@ func TestBenchRun(t *testing.T) {
 // (trigram.BuildOpen, as the run builds search.index); no rule runs, and
 // nothing is decoded, classified or read outside tree/.
 func benchFloor(t *testing.T, base, src, staged string, count int) (floors map[string]float64) {
-	modes := []string{"copy", "copy+count", "copy+count+lines+keywords+index"}
+	modes := floorModes
 	ratios := map[string][]float64{}
 	last := map[string]measured{}
 	var least, leastCPU []float64 // each round's copy+count+lines+keywords+index over its copy+count, wall and CPU
@@ -161,6 +162,12 @@ func benchFloor(t *testing.T, base, src, staged string, count int) (floors map[s
 	return floors
 }
 
+// floorModes are benchFloor's floors, least work first; floorHeld is the
+// last, what the snapshot holds with no rule run.
+var floorModes = []string{"copy", "copy+count", floorHeld}
+
+const floorHeld = "copy+count+lines+keywords+index"
+
 // TestFloorHelper is benchFloor's process: REPOPREP_FLOOR=copy,
 // copy+count or copy+count+lines+keywords+index, from REPOPREP_FLOOR_SRC to
 // REPOPREP_FLOOR_DST.
@@ -170,7 +177,7 @@ func TestFloorHelper(t *testing.T) {
 		t.Skip("benchFloor's process (make bench-run)")
 	}
 	src, dst := os.Getenv("REPOPREP_FLOOR_SRC"), os.Getenv("REPOPREP_FLOOR_DST")
-	count, lines := mode != "copy", mode == "copy+count+lines+keywords+index"
+	count, lines := mode != "copy", mode == floorHeld
 	if count {
 		tokens.UseCache(tokensCacheDir()) // as the command does
 		go tokens.Warm()                  // as a run does: ready while the first files are read
@@ -359,16 +366,9 @@ func TestFloorModes(t *testing.T) {
 		"docs/b.md":    "# B\n\nline one\nline two\n",
 		"docs/c/d.txt": strings.Repeat("words and more words\n", 500),
 	}
-	for name, text := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteTree(t, src, files)
 	tables := t.TempDir()
-	for _, mode := range []string{"copy", "copy+count", "copy+count+lines+keywords+index"} {
+	for _, mode := range floorModes {
 		t.Run(mode, func(t *testing.T) {
 			dst := filepath.Join(t.TempDir(), "floor")
 			cmd := exec.Command(os.Args[0], "-test.run", "^TestFloorHelper$", "-test.count", "1", "-test.v")
